@@ -1,0 +1,50 @@
+package bindings
+
+import (
+	"errors"
+	"fmt"
+)
+
+var (
+	// ErrNotFound is wrapped when Podman answers that a container or
+	// image does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict is wrapped when Podman refuses an operation because of
+	// the object's state (for example removing a container that is in use).
+	ErrConflict = errors.New("conflict")
+	// ErrTooOld is wrapped when the server is older than Podman 5.
+	ErrTooOld = errors.New("podman server too old")
+)
+
+// UnreachableError says the Podman API could not be reached on Socket.
+type UnreachableError struct {
+	// Socket is the URL that was tried.
+	Socket string
+	// Rootless says whether the caller is not root, which decides the
+	// advice given.
+	Rootless bool
+	Err      error
+}
+
+func (e *UnreachableError) Error() string {
+	how := "sudo systemctl enable --now podman.socket"
+	if e.Rootless {
+		how = "systemctl --user enable --now podman.socket"
+	}
+	return fmt.Sprintf("cannot reach the Podman API at %s: %v; start the socket with `%s`, or name another with --url or CONTAINER_HOST",
+		e.Socket, e.Err, how)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// ImageMissingError says an image is not in the storage of the Podman
+// service podjail talks to.
+type ImageMissingError struct {
+	Image string
+}
+
+func (e *ImageMissingError) Error() string {
+	return fmt.Sprintf("image %q is not in this Podman's storage; load or build it first (podman load, podman build, podman pull) as the same user that runs the Podman service", e.Image)
+}
+
+func (e *ImageMissingError) Unwrap() error { return ErrNotFound }

@@ -1,0 +1,127 @@
+package bindings
+
+import (
+	"fmt"
+
+	"github.com/containers/podman/v5/pkg/specgen"
+	spec "github.com/opencontainers/runtime-spec/specs-go"
+	"github.com/podjail/podjail/policy"
+)
+
+// InputPath is where a run's input file is bind-mounted, read-only.
+const InputPath = "/run/podjail/input"
+
+// Spec is podjail's description of one container. Lowering it to Podman's
+// spec happens here and nowhere else.
+type Spec struct {
+	// Name of the container. Zero value: Podman picks one.
+	Name string
+	// Image to run. Required.
+	Image string
+	// Command is the argv of the program. Required.
+	Command []string
+	// Labels are set on the container. Zero value: none.
+	Labels map[string]string
+
+	// Profile is the security profile. Required: see policy.Default.
+	Profile policy.Profile
+
+	// MemoryBytes is the memory limit; swap is set equal so the program
+	// can never swap. Required (> 0).
+	MemoryBytes int64
+	// Pids caps the number of tasks. Required (> 0).
+	Pids int64
+	// CPUs is the CPU quota in cores (1.5 = one and a half). Required (> 0).
+	CPUs float64
+
+	// InputFile is a host file bind-mounted read-only at InputPath.
+	// Zero value: no input mount.
+	InputFile string
+	// Stdin keeps the container's stdin open for Attach. Zero value: the
+	// program's stdin is empty.
+	Stdin bool
+}
+
+// cpuPeriod is the CFS period, in microseconds, that CPUs is a share of.
+const cpuPeriod = 100000
+
+func (s Spec) validate() error {
+	switch {
+	case s.Image == "":
+		return fmt.Errorf("container spec: no image")
+	case len(s.Command) == 0:
+		return fmt.Errorf("container spec: no command")
+	case s.MemoryBytes <= 0:
+		return fmt.Errorf("container spec: memory limit must be positive, got %d", s.MemoryBytes)
+	case s.Pids <= 0:
+		return fmt.Errorf("container spec: pids limit must be positive, got %d", s.Pids)
+	case s.CPUs <= 0:
+		return fmt.Errorf("container spec: CPU quota must be positive, got %g", s.CPUs)
+	}
+	return s.Profile.Validate()
+}
+
+// generator lowers the spec to Podman's SpecGenerator.
+func (s Spec) generator() (*specgen.SpecGenerator, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	yes, no := true, false
+	g := specgen.NewSpecGenerator(s.Image, false)
+	g.Name = s.Name
+	g.Entrypoint = s.Command[:1]
+	g.Command = s.Command[1:]
+	g.Labels = s.Labels
+	g.Env = map[string]string{}
+	g.EnvHost = &no
+	g.HTTPProxy = &no
+	g.Terminal = &no
+	g.Stdin = &s.Stdin
+	g.Init = &no
+	g.Systemd = "false"
+
+	// Identity and privileges.
+	g.User = s.Profile.User
+	g.CapDrop = []string{"all"}
+	g.CapAdd = s.Profile.CapAdd
+	g.NoNewPrivileges = &yes
+	g.Passwd = &no
+
+	// Filesystem: read-only root, no implicit writable tmpfs, one sized
+	// scratch tmpfs, the input as one read-only file.
+	g.ReadOnlyFilesystem = &yes
+	g.ReadWriteTmpfs = &no
+	if s.Profile.ScratchPath != "" {
+		g.Mounts = append(g.Mounts, spec.Mount{
+			Destination: s.Profile.ScratchPath,
+			Type:        "tmpfs",
+			Source:      "tmpfs",
+			Options:     s.Profile.ScratchOptions(),
+		})
+	}
+	if s.InputFile != "" {
+		g.Mounts = append(g.Mounts, spec.Mount{
+			Destination: InputPath,
+			Type:        "bind",
+			Source:      s.InputFile,
+			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind"},
+		})
+	}
+
+	// No network, no log driver (attach still carries stdout).
+	g.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
+	g.LogConfiguration = &specgen.LogConfig{Driver: "none"}
+
+	// Resources. Swap equal to memory means memory.swap.max = 0.
+	period := uint64(cpuPeriod)
+	quota := int64(s.CPUs * cpuPeriod)
+	g.ResourceLimits = &spec.LinuxResources{
+		Memory: &spec.LinuxMemory{Limit: &s.MemoryBytes, Swap: &s.MemoryBytes},
+		Pids:   &spec.LinuxPids{Limit: s.Pids},
+		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
+	}
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("container spec: %w", err)
+	}
+	return g, nil
+}

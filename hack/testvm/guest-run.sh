@@ -1,0 +1,124 @@
+#!/bin/bash
+# The test runner inside the VM. run.sh puts it in the share as runner.sh; the boot unit
+# (podjail-testvm.service) runs it as root with stdout+stderr in /mnt/host/out/guest.log,
+# then powers off. Not part of the image, so editing it does not trigger a rebuild.
+#
+# Payload (/mnt/host/payload, see README.md): bin/podjail, tests/*.test, progs/*, testflags,
+# guest.sh. Results: /mnt/host/out/{summary.txt,<name>.<root|rootless>.log,versions.txt,done}.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export LANG=C.UTF-8
+
+share=/mnt/host
+out=$share/out
+payload=/var/tmp/payload
+test_image=localhost/podjail-test:latest
+user=tester uid=1000
+rootless_env=(HOME=/home/$user USER=$user LOGNAME=$user PATH="$PATH"
+	XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus)
+socket_wait=120
+
+log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
+as_tester() { runuser -u "$user" -- env "${rootless_env[@]}" "$@"; }
+finish() {
+	log "done rc=$1"
+	journalctl -b --no-pager >"$out/journal.txt" 2>&1
+	echo "$1" >"$out/done"
+	sync
+	exit "$1"
+}
+
+log "RUNNER_START uptime=$(cut -d' ' -f1 /proc/uptime)"
+
+# --- both Podman API services must answer
+ping_ok() { [ "$(curl -s --max-time 20 --unix-socket "$1" http://d/_ping)" = OK ]; }
+t0=$SECONDS
+root_ok=0 rootless_ok=0
+while [ $((SECONDS - t0)) -lt $socket_wait ]; do
+	[ $root_ok = 1 ] || { ping_ok /run/podman/podman.sock && root_ok=1; }
+	[ $rootless_ok = 1 ] || { as_tester bash -c "$(declare -f ping_ok); ping_ok /run/user/$uid/podman/podman.sock" && rootless_ok=1; }
+	[ $root_ok = 1 ] && [ $rootless_ok = 1 ] && break
+	sleep 1
+done
+if [ $root_ok != 1 ] || [ $rootless_ok != 1 ]; then
+	log "FATAL: Podman API not answering after ${socket_wait}s: rootful ok=$root_ok rootless ok=$rootless_ok"
+	systemctl --no-pager status podman.socket podman.service "user@$uid.service" 2>&1 | tail -n 40
+	echo "FAIL podman-api - rc=1 seconds=$((SECONDS - t0))" >>"$out/summary.txt"
+	finish 1
+fi
+log "podman API up (rootful and rootless) after $((SECONDS - t0))s"
+
+# --- versions
+{
+	echo "kernel: $(uname -r)"
+	echo "systemd: $(systemctl --version | head -n1)"
+	echo "crun: $(crun --version | head -n1)"
+	echo "cgroup.controllers (root): $(cat /sys/fs/cgroup/cgroup.controllers)"
+	echo "cgroup.controllers (user@$uid.service): $(cat /sys/fs/cgroup/user.slice/user-$uid.slice/user@$uid.service/cgroup.controllers)"
+	echo "--- podman version"
+	podman version
+} >"$out/versions.txt" 2>&1
+
+# --- payload, copied off the 9p share
+rm -rf "$payload"
+cp -rL "$share/payload" "$payload" || { log "FATAL: cannot copy the payload"; finish 1; }
+chmod -R a+rX "$payload"
+export PODJAIL_BIN=$payload/bin/podjail PODJAIL_TEST_IMAGE=$test_image \
+	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD=$payload PODJAIL_OUT=$out
+
+if [ -e "$payload/guest.sh" ]; then
+	log "running payload guest.sh"
+	(cd "$payload" && bash ./guest.sh)
+	finish $?
+fi
+
+# --- the scratch test image from progs/, for root and for tester
+if [ -d "$payload/progs" ]; then
+	find "$payload/progs" -type f -exec chmod 0755 {} +
+	log "import $test_image from progs/: $(cd "$payload/progs" && find . -type f | sed 's|^\./||' | sort | xargs)"
+	mk_tar() { tar -C "$payload/progs" --numeric-owner --owner=0 --group=0 -c .; }
+	if ! mk_tar | podman import -q - "$test_image" >/dev/null ||
+		! mk_tar | as_tester podman import -q - "$test_image" >/dev/null; then
+		log "FATAL: podman import of $test_image failed"
+		echo "FAIL import-test-image - rc=1 seconds=0" >>"$out/summary.txt"
+		finish 1
+	fi
+else
+	log "no progs/: $test_image not made"
+fi
+
+# --- the tests, each first as root, then as tester
+flags=(-test.v -test.count=1 -test.timeout=30m)
+if [ -s "$payload/testflags" ]; then
+	read -r -a extra <"$payload/testflags"
+	flags+=("${extra[@]}")
+fi
+rc=0 ran=0
+for bin in "$payload"/tests/*.test; do
+	[ -f "$bin" ] || continue
+	name=$(basename "$bin" .test)
+	for mode in root rootless; do
+		work=/var/tmp/work/$mode/$name
+		mkdir -p "$work"
+		logf=$out/$name.$mode.log
+		log "run $name ($mode) ${flags[*]}"
+		t=$SECONDS
+		if [ $mode = root ]; then
+			(cd "$work" && env HOME=/root "$bin" "${flags[@]}") >"$logf" 2>&1
+		else
+			chown -R "$user:$user" "$work"
+			(cd "$work" && as_tester "$bin" "${flags[@]}") >"$logf" 2>&1
+		fi
+		trc=$?
+		res=PASS
+		[ $trc = 0 ] || { res=FAIL; rc=1; }
+		ran=$((ran + 1))
+		echo "$res $name $mode rc=$trc seconds=$((SECONDS - t))" | tee -a "$out/summary.txt"
+	done
+done
+if [ $ran = 0 ]; then
+	log "FAIL: no tests/*.test in the payload"
+	echo "FAIL no-tests - rc=1 seconds=0" >>"$out/summary.txt"
+	rc=1
+fi
+finish $rc

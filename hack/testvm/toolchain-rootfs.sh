@@ -1,0 +1,42 @@
+#!/bin/bash
+# Make the rootfs tar of a toolchain container image: debootstrap --variant=minbase of
+# Debian trixie plus the packages in packages-NAME.txt, as a plain tar that
+# `podman import` takes. Run as root by build.sh (which caches the result).
+#
+# usage: toolchain-rootfs.sh NAME OUT.tar
+# env:   PODJAIL_TESTVM_MIRROR (default http://deb.debian.org/debian)
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+name=${1:?usage: toolchain-rootfs.sh NAME OUT.tar}
+out=${2:?usage: toolchain-rootfs.sh NAME OUT.tar}
+mirror=${PODJAIL_TESTVM_MIRROR:-http://deb.debian.org/debian}
+suite=trixie
+
+pkgs=$(sed 's/#.*//' "$here/packages-$name.txt" | xargs | tr ' ' ',')
+[ -n "$pkgs" ] || { echo "toolchain-rootfs: no packages in packages-$name.txt" >&2; exit 1; }
+
+work=$(mktemp -d "$(dirname "$out")/.build-$name.XXXXXX")
+cleanup() {
+	# debootstrap mounts proc/sys (and may bind /dev) inside the target: never rm across them
+	findmnt -rn -o TARGET | awk -v p="$work/" 'index($0, p) == 1' | sort -r |
+		while read -r m; do umount -l "$m" || true; done
+	rm -rf --one-file-system "$work"
+}
+trap cleanup EXIT
+
+root=$work/rootfs
+debootstrap --variant=minbase --include="$pkgs" "$suite" "$root" "$mirror" >"$work/debootstrap.log" 2>&1 || {
+	tail -n 30 "$work/debootstrap.log" >&2
+	echo "toolchain-rootfs: debootstrap of $name failed" >&2
+	exit 1
+}
+
+# A container gets /dev, /proc, /sys from the runtime; apt's lists and caches are dead weight.
+rm -rf "${root:?}"/dev/* "$root"/var/lib/apt/lists/* "$root"/var/cache/apt/*.bin \
+	"$root"/var/cache/apt/archives/*.deb "$root"/var/log/* "$root"/tmp/* "$root"/var/tmp/*
+rm -rf "$root/debootstrap"
+
+tar --numeric-owner -C "$root" -cf "$work/image.tar" .
+chmod 644 "$work/image.tar"
+mv -f "$work/image.tar" "$out"

@@ -1,0 +1,63 @@
+package policy
+
+import "fmt"
+
+// Nobody is the identity the submission runs as: the conventional overflow
+// user and group, which owns nothing in any image.
+const Nobody = "65534:65534"
+
+// Profile is the container-level security profile.
+type Profile struct {
+	// User is "uid:gid" for the container's process. Zero value: the
+	// image's user, which podjail never wants; use Default.
+	User string
+
+	// CapAdd lists the capabilities kept after every one is dropped.
+	// Zero value (nil): none kept.
+	CapAdd []string
+
+	// ScratchPath is where the writable tmpfs is mounted. Zero value: no
+	// scratch tmpfs at all (the whole filesystem is read-only).
+	ScratchPath string
+	// ScratchBytes caps the scratch tmpfs. Zero value with a ScratchPath
+	// is refused by Validate: an unbounded tmpfs is charged to nobody.
+	ScratchBytes int64
+	// ScratchMode is the octal mode of the scratch directory; 1777 lets
+	// user 65534 write without owning it. Zero value: 01777.
+	ScratchMode uint32
+}
+
+// Default is the profile of a run without the shim: the program itself runs
+// as 65534:65534 and keeps no capability.
+func Default() Profile {
+	return Profile{
+		User:         Nobody,
+		ScratchPath:  "/tmp",
+		ScratchBytes: 16 << 20,
+		ScratchMode:  0o1777,
+	}
+}
+
+// Validate reports a profile podjail must not run with.
+func (p Profile) Validate() error {
+	if p.User == "" {
+		return fmt.Errorf("%w: no user set; the image's user could be root", ErrInvalidProfile)
+	}
+	if p.ScratchPath != "" && p.ScratchBytes <= 0 {
+		return fmt.Errorf("%w: scratch tmpfs %s has no size", ErrInvalidProfile, p.ScratchPath)
+	}
+	return nil
+}
+
+// ScratchOptions are the mount options of the scratch tmpfs.
+func (p Profile) ScratchOptions() []string {
+	mode := p.ScratchMode
+	if mode == 0 {
+		mode = 0o1777
+	}
+	return []string{
+		"rw", "noexec", "nosuid", "nodev",
+		fmt.Sprintf("size=%d", p.ScratchBytes),
+		fmt.Sprintf("mode=%o", mode),
+	}
+}
