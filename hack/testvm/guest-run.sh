@@ -14,12 +14,9 @@ out=$share/out
 payload=/var/tmp/payload
 test_image=localhost/podjail-test:latest
 user=tester uid=1000
-rootless_env=(HOME=/home/$user USER=$user LOGNAME=$user PATH="$PATH"
-	XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus)
 socket_wait=120
 
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
-as_tester() { runuser -u "$user" -- env "${rootless_env[@]}" "$@"; }
 finish() {
 	log "done rc=$1"
 	journalctl -b --no-pager >"$out/journal.txt" 2>&1
@@ -30,13 +27,25 @@ finish() {
 
 log "RUNNER_START uptime=$(cut -d' ' -f1 /proc/uptime)"
 
+# as-tester CMD...: run CMD as tester in a rootless Podman session environment (guest.sh may use it)
+cat >/usr/local/bin/as-tester <<EOF
+#!/bin/sh
+exec runuser -u $user -- env HOME=/home/$user USER=$user LOGNAME=$user PATH=$PATH \\
+	XDG_RUNTIME_DIR=/run/user/$uid DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/$uid/bus "\$@"
+EOF
+chmod 755 /usr/local/bin/as-tester
+
 # --- both Podman API services must answer
-ping_ok() { [ "$(curl -s --max-time 20 --unix-socket "$1" http://d/_ping)" = OK ]; }
+ping_ok() { # ping_ok SOCKET [RUN-AS...]
+	local sock=$1
+	shift
+	[ "$("$@" curl -s --max-time 20 --unix-socket "$sock" http://d/_ping)" = OK ]
+}
 t0=$SECONDS
 root_ok=0 rootless_ok=0
 while [ $((SECONDS - t0)) -lt $socket_wait ]; do
 	[ $root_ok = 1 ] || { ping_ok /run/podman/podman.sock && root_ok=1; }
-	[ $rootless_ok = 1 ] || { as_tester bash -c "$(declare -f ping_ok); ping_ok /run/user/$uid/podman/podman.sock" && rootless_ok=1; }
+	[ $rootless_ok = 1 ] || { ping_ok /run/user/$uid/podman/podman.sock as-tester && rootless_ok=1; }
 	[ $root_ok = 1 ] && [ $rootless_ok = 1 ] && break
 	sleep 1
 done
@@ -50,21 +59,28 @@ log "podman API up (rootful and rootless) after $((SECONDS - t0))s"
 
 # --- versions
 {
+	fmt='cgroups={{.Host.CgroupsVersion}} manager={{.Host.CgroupManager}} runtime={{.Host.OCIRuntime.Name}} storage={{.Store.GraphDriverName}} controllers={{.Host.CgroupControllers}}'
 	echo "kernel: $(uname -r)"
 	echo "systemd: $(systemctl --version | head -n1)"
 	echo "crun: $(crun --version | head -n1)"
 	echo "cgroup.controllers (root): $(cat /sys/fs/cgroup/cgroup.controllers)"
 	echo "cgroup.controllers (user@$uid.service): $(cat /sys/fs/cgroup/user.slice/user-$uid.slice/user@$uid.service/cgroup.controllers)"
+	echo "podman info (root): $(podman info --format "$fmt")"
+	echo "podman info (tester): $(as-tester podman info --format "$fmt")"
 	echo "--- podman version"
 	podman version
 } >"$out/versions.txt" 2>&1
 
 # --- payload, copied off the 9p share
 rm -rf "$payload"
-cp -rL "$share/payload" "$payload" || { log "FATAL: cannot copy the payload"; finish 1; }
+cp -rL "$share/payload" "$payload" || {
+	log "FATAL: cannot copy the payload"
+	finish 1
+}
 chmod -R a+rX "$payload"
-export PODJAIL_BIN=$payload/bin/podjail PODJAIL_TEST_IMAGE=$test_image \
-	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD=$payload PODJAIL_OUT=$out
+test_env=(PODJAIL_BIN="$payload/bin/podjail" PODJAIL_TEST_IMAGE="$test_image"
+	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD="$payload" PODJAIL_OUT="$out")
+export "${test_env[@]}"
 
 if [ -e "$payload/guest.sh" ]; then
 	log "running payload guest.sh"
@@ -78,7 +94,7 @@ if [ -d "$payload/progs" ]; then
 	log "import $test_image from progs/: $(cd "$payload/progs" && find . -type f | sed 's|^\./||' | sort | xargs)"
 	mk_tar() { tar -C "$payload/progs" --numeric-owner --owner=0 --group=0 -c .; }
 	if ! mk_tar | podman import -q - "$test_image" >/dev/null ||
-		! mk_tar | as_tester podman import -q - "$test_image" >/dev/null; then
+		! mk_tar | as-tester podman import -q - "$test_image" >/dev/null; then
 		log "FATAL: podman import of $test_image failed"
 		echo "FAIL import-test-image - rc=1 seconds=0" >>"$out/summary.txt"
 		finish 1
@@ -104,14 +120,17 @@ for bin in "$payload"/tests/*.test; do
 		log "run $name ($mode) ${flags[*]}"
 		t=$SECONDS
 		if [ $mode = root ]; then
-			(cd "$work" && env HOME=/root "$bin" "${flags[@]}") >"$logf" 2>&1
+			(cd "$work" && env HOME=/root "${test_env[@]}" "$bin" "${flags[@]}") >"$logf" 2>&1
 		else
-			chown -R "$user:$user" "$work"
-			(cd "$work" && as_tester "$bin" "${flags[@]}") >"$logf" 2>&1
+			chown "$user:$user" "$work"
+			(cd "$work" && as-tester "${test_env[@]}" "$bin" "${flags[@]}") >"$logf" 2>&1
 		fi
 		trc=$?
 		res=PASS
-		[ $trc = 0 ] || { res=FAIL; rc=1; }
+		[ $trc = 0 ] || {
+			res=FAIL
+			rc=1
+		}
 		ran=$((ran + 1))
 		echo "$res $name $mode rc=$trc seconds=$((SECONDS - t))" | tee -a "$out/summary.txt"
 	done

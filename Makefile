@@ -1,0 +1,51 @@
+# The build flags are written here once: every target uses them.
+export CGO_ENABLED := 0
+export GOFLAGS := -tags=remote,containers_image_openpgp -trimpath
+GO ?= go
+
+OUT := _out
+PAYLOAD := $(OUT)/payload
+# Packages whose tests need a real Podman host; their test binaries go into
+# the test VM.
+VM_TEST_PKGS := ./cmd/podjail
+
+.PHONY: all build test unit vet vm-payload test-vm sample clean
+
+all: build
+
+build:
+	$(GO) build -o $(OUT)/bin/podjail ./cmd/podjail
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
+
+# Unit tests run here; tests that need Podman skip on this host with a reason
+# and run for real in test-vm.
+unit:
+	$(GO) test -count=1 ./...
+
+# The payload for the test VM: podjail, the test binaries, and the programs
+# of the scratch test image (the test binary plays them through TestMain).
+vm-payload: build
+	rm -rf $(PAYLOAD) && mkdir -p $(PAYLOAD)/bin $(PAYLOAD)/tests $(PAYLOAD)/progs
+	cp $(OUT)/bin/podjail $(PAYLOAD)/bin/
+	$(GO) test -c -o $(PAYLOAD)/tests/podjail.test ./cmd/podjail
+	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
+	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-7x}" > $(PAYLOAD)/testflags
+
+# Boots the test VM (building its image once, cached) and runs the
+# integration tests there as root and as an unprivileged user.
+test-vm: vm-payload
+	bash hack/testvm/run.sh $(PAYLOAD)
+
+# Everything: vet, unit tests here, integration tests in the VM.
+test: vet unit test-vm
+
+# Runs a sample end to end: directly when this host passes `podjail doctor`,
+# otherwise inside the test VM.
+sample: build
+	bash hack/sample.sh
+
+clean:
+	rm -rf $(OUT)

@@ -1,0 +1,110 @@
+#!/bin/bash
+# Boot the podjail test VM on a payload and report.
+#
+#   bash hack/testvm/run.sh PAYLOAD_DIR
+#
+# PAYLOAD_DIR: bin/podjail, tests/*.test, progs/*, testflags, guest.sh (see README.md).
+# Gets the image from build.sh (building it if needed), boots it under qemu (TCG,
+# snapshot=on: every boot starts from the same image) with a fresh 9p share holding
+# payload/ and out/, and guest-run.sh as the runner. Prints the boot time, the guest log
+# and the summary; copies out/ to $PODJAIL_TESTVM_OUT. Exit status 0 only if the runner
+# ran to the end and every test passed.
+#
+# env: PODJAIL_TESTVM_TIMEOUT  seconds before qemu is killed (default 2400)
+#      PODJAIL_TESTVM_OUT      where out/ is copied (default PAYLOAD_DIR/../testvm-out)
+#      PODJAIL_TESTVM_KEEP=1   keep the temporary share directory
+#      PODJAIL_TESTVM_APPEND   extra kernel command line
+#      PODJAIL_TESTVM_CACHE, PODJAIL_TESTVM_MIRROR: see build.sh
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+payload=${1:?usage: run.sh PAYLOAD_DIR}
+[ -d "$payload" ] || {
+	echo "run.sh: $payload is not a directory" >&2
+	exit 2
+}
+payload=$(cd "$payload" && pwd)
+timeout=${PODJAIL_TESTVM_TIMEOUT:-2400}
+outdir=${PODJAIL_TESTVM_OUT:-$payload/../testvm-out}
+
+img=$(bash "$here/build.sh" | tail -n1)
+[ -f "$img/ready" ] || {
+	echo "run.sh: build.sh gave no image" >&2
+	exit 2
+}
+
+share=$(mktemp -d "${TMPDIR:-/tmp}/podjail-testvm.XXXXXX")
+[ "${PODJAIL_TESTVM_KEEP:-0}" = 1 ] || trap 'rm -rf "$share"' EXIT
+cp -rL "$payload" "$share/payload"
+mkdir -p "$share/out"
+cp "$here/guest-run.sh" "$share/runner.sh"
+chmod -R a+rX "$share"
+out=$share/out
+
+echo "== testvm: image $img"
+echo "== testvm: share $share, timeout ${timeout}s"
+t0=$(date +%s.%N)
+qemu_rc=0
+timeout -k 10 "$timeout" qemu-system-x86_64 \
+	-accel tcg,thread=multi -cpu max -smp 2 -m 4096 \
+	-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+	-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
+	-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
+	-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs" \
+	-nic none -display none -monitor none -serial "file:$out/console.log" -no-reboot </dev/null || qemu_rc=$?
+wall=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+
+problems=()
+case $qemu_rc in
+0) ;;
+124 | 137) problems+=("qemu timed out after ${timeout}s") ;;
+*) problems+=("qemu exited rc=$qemu_rc") ;;
+esac
+
+echo "== testvm: qemu rc=$qemu_rc, round trip ${wall}s"
+if [ -s "$out/boot.txt" ]; then
+	echo "== testvm: boot: $(cat "$out/boot.txt")"
+else
+	problems+=("the guest runner never started (see console.log)")
+	echo "== testvm: console (tail):"
+	tail -n 40 "$out/console.log" 2>/dev/null || true
+fi
+if [ -e "$out/guest.log" ]; then
+	echo "== testvm: guest log:"
+	cat "$out/guest.log"
+fi
+if [ -s "$out/boot.txt" ] && [ ! -s "$out/done" ]; then
+	problems+=("the guest runner did not finish")
+elif [ -s "$out/done" ] && [ "$(cat "$out/done")" != 0 ]; then
+	problems+=("the guest runner reported rc=$(cat "$out/done")")
+fi
+if [ -s "$out/summary.txt" ]; then
+	while read -r res name mode _; do
+		[ "$res" = FAIL ] || continue
+		problems+=("FAIL $name $mode")
+		if [ -f "$out/$name.$mode.log" ]; then
+			echo "== testvm: $name.$mode.log (last 200 lines):"
+			tail -n 200 "$out/$name.$mode.log"
+		fi
+	done <"$out/summary.txt"
+	echo "== testvm: summary:"
+	cat "$out/summary.txt"
+fi
+
+# copy out/ (never over a directory that is not ours)
+if [ -e "$outdir" ] && [ ! -e "$outdir/.podjail-testvm-out" ] && [ -n "$(ls -A "$outdir")" ]; then
+	echo "== testvm: $outdir exists and is not a testvm output directory; results left in $share" >&2
+	trap - EXIT
+else
+	rm -rf "$outdir"
+	mkdir -p "$outdir"
+	cp -r "$out/." "$outdir/"
+	touch "$outdir/.podjail-testvm-out"
+	echo "== testvm: results in $(cd "$outdir" && pwd)"
+fi
+
+if [ ${#problems[@]} -gt 0 ]; then
+	printf '== testvm: FAILED: %s\n' "${problems[@]}"
+	exit 1
+fi
+echo "== testvm: OK"

@@ -1,0 +1,19 @@
+package policy
+
+import "github.com/opencontainers/selinux/go-selinux"
+
+// SELinuxState describes the host's SELinux mode: "enforcing",
+// "permissive" or "disabled". Per-run levels apply only when it is not
+// disabled.
+func SELinuxState() string {
+	if !selinux.GetEnabled() {
+		return "disabled"
+	}
+	switch selinux.EnforceMode() {
+	case selinux.Enforcing:
+		return "enforcing"
+	case selinux.Permissive:
+		return "permissive"
+	}
+	return "disabled"
+}
