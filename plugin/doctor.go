@@ -163,8 +163,11 @@ func parseKernel(release string) (major, minor int, ok bool) {
 		return 0, 0, false
 	}
 	major, err1 := strconv.Atoi(parts[0])
-	minorDigits := strings.TrimRightFunc(parts[1], func(r rune) bool { return r < '0' || r > '9' })
-	minor, err2 := strconv.Atoi(minorDigits)
+	digits := parts[1]
+	if i := strings.IndexFunc(digits, func(r rune) bool { return r < '0' || r > '9' }); i >= 0 {
+		digits = digits[:i]
+	}
+	minor, err2 := strconv.Atoi(digits)
 	return major, minor, err1 == nil && err2 == nil
 }
 

@@ -243,6 +243,7 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, r
 	if err := r.Runtime.Start(ctx, id); err != nil {
 		return err
 	}
+	r.log().Debug("container started", "name", res.Container, "id", id)
 	if req.WallLimit > 0 {
 		t := time.AfterFunc(req.WallLimit, func() { kill(KilledWallLimit) })
 		defer t.Stop()

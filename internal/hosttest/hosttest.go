@@ -1,0 +1,57 @@
+// Package hosttest guards the tests that need a real Podman host. They run
+// in the project's test VM (make test-vm), which sets PODJAIL_INTEGRATION=1;
+// there a missing piece fails the test. Anywhere else they skip, saying why
+// and how to run them, so a skip is never silent and never counted as a pass
+// in the VM.
+package hosttest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/podjail/podjail/bindings"
+)
+
+// Env is what an integration test gets.
+type Env struct {
+	// Podjail is the podjail binary under test.
+	Podjail string
+	// Image is the scratch image holding the test binary as /podjail.test.
+	Image string
+	// Client talks to the Podman service of the current user.
+	Client *bindings.Client
+	// Rootless says the test runs as an unprivileged user.
+	Rootless bool
+}
+
+// Required reports whether this run must have a Podman host.
+func Required() bool { return os.Getenv("PODJAIL_INTEGRATION") == "1" }
+
+// Podman returns the integration environment, or skips the test (outside
+// the VM) or fails it (inside) when something is missing.
+func Podman(t testing.TB) Env {
+	t.Helper()
+	if !Required() {
+		t.Skip("needs a real Podman host on cgroup v2: run `make test-vm` (sets PODJAIL_INTEGRATION=1)")
+	}
+	env := Env{
+		Podjail:  os.Getenv("PODJAIL_BIN"),
+		Image:    os.Getenv("PODJAIL_TEST_IMAGE"),
+		Rootless: os.Geteuid() != 0,
+	}
+	if env.Podjail == "" || env.Image == "" {
+		t.Fatal("PODJAIL_INTEGRATION=1 but PODJAIL_BIN or PODJAIL_TEST_IMAGE is unset")
+	}
+	if _, err := exec.LookPath(env.Podjail); err != nil {
+		t.Fatalf("podjail binary: %v", err)
+	}
+	d := bindings.Discovery{XDGRuntimeDir: os.Getenv("XDG_RUNTIME_DIR"), UID: os.Geteuid()}
+	c, err := bindings.Connect(context.Background(), d.URL(), env.Rootless)
+	if err != nil {
+		t.Fatalf("Podman service: %v", err)
+	}
+	env.Client = c
+	return env
+}

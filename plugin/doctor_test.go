@@ -1,0 +1,153 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
+)
+
+// fakeHost answers Host only: Doctor asks the runtime nothing else.
+type fakeHost struct {
+	bindings.Runtime
+	info bindings.HostInfo
+}
+
+func (f fakeHost) Host(context.Context) (bindings.HostInfo, error) { return f.info, nil }
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func unifiedTree(t *testing.T, userControllers string) string {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "cgroup.controllers"), "cpuset cpu io memory hugetlb pids rdma misc\n")
+	writeFile(t, filepath.Join(root, cgroupdrv.UserManagerPath(1000), "cgroup.controllers"), userControllers+"\n")
+	return root
+}
+
+var goodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}
+
+func doctorIn(root string, uid int, host bindings.HostInfo) DoctorInput {
+	return DoctorInput{
+		Cgroups:        cgroupdrv.Host{Root: root},
+		UID:            uid,
+		Kernel:         "6.12.57+deb13-amd64",
+		Runtime:        fakeHost{info: host},
+		SystemdVersion: func(bool) (string, error) { return "257", nil },
+		SELinux:        func() string { return "disabled" },
+	}
+}
+
+func failed(checks []Check) map[string]Check {
+	m := map[string]Check{}
+	for _, c := range checks {
+		if !c.OK {
+			m[c.Name] = c
+		}
+	}
+	return m
+}
+
+func TestDoctorPassesAFitHost(t *testing.T) {
+	root := unifiedTree(t, "cpuset cpu io memory pids")
+	for _, uid := range []int{0, 1000} {
+		checks := Doctor(context.Background(), doctorIn(root, uid, goodHost))
+		if !Fit(checks) {
+			t.Errorf("uid %d: fit host refused: %+v", uid, failed(checks))
+		}
+	}
+}
+
+func TestDoctorRefusesHybridCgroups(t *testing.T) {
+	root := t.TempDir()
+	for _, c := range []string{"cpu", "memory", "pids"} {
+		if err := os.MkdirAll(filepath.Join(root, c), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(root, "unified", "cgroup.controllers"), "hugetlb\n")
+	checks := Doctor(context.Background(), doctorIn(root, 0, goodHost))
+	bad := failed(checks)
+	c, ok := bad["cgroup v2 unified"]
+	if !ok || !strings.Contains(c.Detail, "hybrid") || !strings.Contains(c.Fix, "systemd.unified_cgroup_hierarchy=1") {
+		t.Fatalf("hybrid host not refused clearly: %+v", checks)
+	}
+	if Fit(checks) {
+		t.Fatal("hybrid host called fit")
+	}
+}
+
+func TestDoctorRefusesMissingDelegation(t *testing.T) {
+	root := unifiedTree(t, "cpu memory pids")
+	bad := failed(Doctor(context.Background(), doctorIn(root, 1000, goodHost)))
+	c, ok := bad["delegation to the user"]
+	if !ok || !strings.Contains(c.Detail, "cpuset") || !strings.Contains(c.Fix, "Delegate=") {
+		t.Fatalf("missing cpuset delegation not reported: %+v", bad)
+	}
+	if len(bad) != 1 {
+		t.Errorf("other checks failed too: %+v", bad)
+	}
+}
+
+func TestDoctorRefusesWrongRuntimeOldKernelAndNoPodman(t *testing.T) {
+	root := unifiedTree(t, "cpuset cpu io memory pids")
+	runc := goodHost
+	runc.OCIRuntime = "runc"
+	if _, ok := failed(Doctor(context.Background(), doctorIn(root, 0, runc)))["OCI runtime crun"]; !ok {
+		t.Error("runc accepted")
+	}
+	old := doctorIn(root, 0, goodHost)
+	old.Kernel = "5.15.0-91-generic"
+	if _, ok := failed(Doctor(context.Background(), old))["kernel >= 5.19"]; !ok {
+		t.Error("kernel 5.15 accepted")
+	}
+	down := doctorIn(root, 1000, goodHost)
+	down.Runtime = nil
+	down.ConnectErr = &bindings.UnreachableError{Socket: "unix:///run/user/1000/podman/podman.sock", Rootless: true, Err: errors.New("refused")}
+	bad := failed(Doctor(context.Background(), down))
+	if c, ok := bad["Podman >= 5 on the socket"]; !ok || !strings.Contains(c.Detail, "systemctl --user enable --now podman.socket") {
+		t.Errorf("unreachable Podman not reported with advice: %+v", bad)
+	}
+	nobus := doctorIn(root, 0, goodHost)
+	nobus.SystemdVersion = func(bool) (string, error) { return "", cgroupdrv.ErrBusUnreachable }
+	if _, ok := failed(Doctor(context.Background(), nobus))["D-Bus to systemd"]; !ok {
+		t.Error("unreachable D-Bus accepted with the systemd manager")
+	}
+	cgroupfs := goodHost
+	cgroupfs.CgroupManager = "cgroupfs"
+	nobus.Runtime = fakeHost{info: cgroupfs}
+	if !Fit(Doctor(context.Background(), nobus)) {
+		t.Error("D-Bus required although Podman uses cgroupfs")
+	}
+}
+
+func TestParseKernel(t *testing.T) {
+	for release, want := range map[string][2]int{
+		"6.12.57+deb13-amd64":      {6, 12},
+		"5.19.0":                   {5, 19},
+		"5.14.0-427.el9.x86_64":    {5, 14},
+		"6.18.44-fc-v1045":         {6, 18},
+		"6.1rc2":                   {6, 1},
+		"4.18.0-553.el8_10.x86_64": {4, 18},
+	} {
+		major, minor, ok := parseKernel(release)
+		if !ok || major != want[0] || minor != want[1] {
+			t.Errorf("parseKernel(%q) = %d.%d %v", release, major, minor, ok)
+		}
+	}
+	if _, _, ok := parseKernel("garbage"); ok {
+		t.Error("garbage parsed")
+	}
+}
