@@ -1,7 +1,11 @@
 package bindings
 
 import (
+	"context"
 	"errors"
+	"net"
+	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +41,47 @@ func TestUnreachableErrorAdvice(t *testing.T) {
 	}
 	if !errors.Is(rootful, cause) {
 		t.Error("UnreachableError does not wrap its cause")
+	}
+}
+
+// pingServer answers only /_ping, with the given API version, on a unix
+// socket: enough to exercise Connect's version gate.
+func pingServer(t *testing.T, version string) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "podman.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/_ping") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Libpod-API-Version", version)
+		_, _ = w.Write([]byte("OK"))
+	})}
+	go func() { _ = srv.Serve(l) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return "unix://" + sock
+}
+
+func TestConnectRefusesPodmanOlderThan5(t *testing.T) {
+	_, err := Connect(context.Background(), pingServer(t, "4.9.3"), false)
+	if !errors.Is(err, ErrTooOld) || !strings.Contains(err.Error(), "Podman 5 or newer") {
+		t.Fatalf("Podman 4 server: err = %v, want ErrTooOld with advice", err)
+	}
+	c, err := Connect(context.Background(), pingServer(t, "5.4.2"), false)
+	if err != nil || c.APIVersion() != "5.4.2" {
+		t.Fatalf("Podman 5 server: %v (version %v)", err, c)
+	}
+}
+
+func TestConnectReportsTheSocketTried(t *testing.T) {
+	url := "unix://" + filepath.Join(t.TempDir(), "absent.sock")
+	_, err := Connect(context.Background(), url, true)
+	var unreachable *UnreachableError
+	if !errors.As(err, &unreachable) || unreachable.Socket != url {
+		t.Fatalf("err = %v, want UnreachableError naming %s", err, url)
 	}
 }
