@@ -31,7 +31,6 @@ echo '== podjail doctor (root)'; bin/podjail doctor
 echo '== podjail run (root)'
 bin/podjail run --image $image --input input.txt -- python3 -c '$program'
 echo '== podjail run (rootless, user tester)'
-runuser -u tester -- env XDG_RUNTIME_DIR=/run/user/1000 DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/1000/bus \
-  bin/podjail run --image $image --input input.txt -- python3 -c '$program'
+as-tester bin/podjail run --image $image --input input.txt -- python3 -c '$program'
 GUEST
 bash hack/testvm/run.sh "$payload"
