@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/containers/podman/v5 v5.6.2
 	github.com/opencontainers/runtime-spec v1.2.1
+	golang.org/x/sys v0.50.0
 )
 
 require (
@@ -118,7 +119,6 @@ require (
 	golang.org/x/crypto v0.40.0 // indirect
 	golang.org/x/net v0.42.0 // indirect
 	golang.org/x/sync v0.16.0 // indirect
-	golang.org/x/sys v0.50.0 // indirect
 	golang.org/x/term v0.33.0 // indirect
 	golang.org/x/text v0.27.0 // indirect
 	golang.org/x/time v0.11.0 // indirect

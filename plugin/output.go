@@ -1,17 +1,15 @@
 package plugin
 
 import (
-	"errors"
 	"io"
 	"sync"
 )
 
-// errOutputLimit stops the attach stream once the cap is passed.
-var errOutputLimit = errors.New("output limit exceeded")
-
 // cappedWriter passes through the first limit bytes written to it, counts
 // every byte it is offered, and calls exceeded once (from the writing
-// goroutine) when a write would go past the limit.
+// goroutine) when a write goes past the limit. It never fails a write: the
+// attach stream must be drained to its end, or conmon blocks writing to it
+// and the container's exit is held up for minutes.
 type cappedWriter struct {
 	dst      io.Writer
 	limit    int64
@@ -26,24 +24,17 @@ type cappedWriter struct {
 func (w *cappedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.over {
-		return 0, errOutputLimit
-	}
-	room := w.limit - w.n
+	room := max(w.limit-w.n, 0)
 	w.n += int64(len(p))
-	keep := p
-	if int64(len(keep)) > room {
-		keep = keep[:room]
-	}
+	keep := p[:min(int64(len(p)), room)]
 	if w.dstErr == nil && len(keep) > 0 {
 		// A failing destination (a closed pipe) must not stop the
 		// program's stream: we still count, so the cap still holds.
 		_, w.dstErr = w.dst.Write(keep)
 	}
-	if int64(len(p)) > room {
+	if int64(len(p)) > room && !w.over {
 		w.over = true
 		w.exceeded()
-		return len(keep), errOutputLimit
 	}
 	return len(p), nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -220,7 +221,12 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, r
 			r.log().Error("kill failed", "id", id, "error", err)
 		}
 	}
-	out := &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() { kill(KilledOutputLimit) }}
+	// The kill runs beside the stream so the stream keeps being drained.
+	var killing sync.WaitGroup
+	defer killing.Wait()
+	out := &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() {
+		killing.Go(func() { kill(KilledOutputLimit) })
+	}}
 
 	attachCtx, stopAttach := context.WithCancel(ctx)
 	defer stopAttach()
@@ -261,7 +267,7 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, r
 	defer drain.Stop()
 	select {
 	case err := <-attached:
-		if err != nil && !errors.Is(err, errOutputLimit) {
+		if err != nil {
 			r.log().Warn("attach stream ended with an error", "id", id, "error", err)
 		}
 	case <-drain.C:

@@ -141,6 +141,7 @@ func TestRunAppliesProfile(t *testing.T) {
 		"CapBnd":          "0000000000000000",
 		"NoNewPrivs":      "1",
 		"tmp_write_error": "none",
+		"tmp_mode":        "1777",
 		"memory.max":      strconv.Itoa(128 << 20),
 		"memory.swap.max": "0",
 		"pids.max":        "32",
@@ -164,7 +165,7 @@ func TestRunAppliesProfile(t *testing.T) {
 	if !strings.HasPrefix(tmp, "tmpfs ") {
 		t.Errorf("/tmp mount %q is not a tmpfs", tmp)
 	}
-	for _, o := range []string{"rw", "noexec", "nosuid", "nodev", "size=" + strconv.Itoa(int(policy.Default().ScratchBytes>>10)) + "k", "mode=1777"} {
+	for _, o := range []string{"rw", "noexec", "nosuid", "nodev", "size=" + strconv.Itoa(int(policy.Default().ScratchBytes>>10)) + "k"} {
 		if !hasOption(tmp, o) {
 			t.Errorf("/tmp mount %q lacks %s", tmp, o)
 		}

@@ -82,6 +82,13 @@ func probe([]string) int {
 	err = os.WriteFile("/tmp/probe", []byte("#!/bin/sh\n"), 0o755)
 	put("tmp_write_error", errText(err))
 	put("tmp_mount", mountOptions("/tmp"))
+	if fi, err := os.Stat("/tmp"); err == nil {
+		mode := uint32(fi.Mode().Perm())
+		if fi.Mode()&os.ModeSticky != 0 {
+			mode |= 0o1000
+		}
+		put("tmp_mode", fmt.Sprintf("%o", mode))
+	}
 	put("root_mount", mountOptions("/"))
 
 	ifaces, _ := net.Interfaces()

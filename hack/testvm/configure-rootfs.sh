@@ -64,6 +64,27 @@ ExecStart=/usr/bin/podman $LOGGING system service --time=0
 EOF
 done
 
+# --- no real network (qemu -nic none), but a default route on a dummy interface, so that
+# pasta (rootless) and netavark (rootful) can set up a container's default network
+cat >"$sys/podjail-testvm-net.service" <<'EOF'
+[Unit]
+Description=podjail test VM: dummy0 with a default route (no real network)
+Before=network.target podjail-testvm.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/sbin/ip link add dummy0 type dummy
+ExecStart=/usr/sbin/ip addr add 10.0.2.15/24 dev dummy0
+ExecStart=/usr/sbin/ip link set dummy0 up
+ExecStart=/usr/sbin/ip route add default via 10.0.2.2 dev dummy0
+
+[Install]
+WantedBy=multi-user.target
+EOF
+mkdir -p "$sys/multi-user.target.wants"
+ln -sfn /etc/systemd/system/podjail-testvm-net.service "$sys/multi-user.target.wants/podjail-testvm-net.service"
+
 # --- the boot runner: runs /mnt/host/runner.sh once, then powers off whatever happens
 cat >"$R/usr/local/sbin/podjail-testvm-boot" <<'EOF'
 #!/bin/bash

@@ -1,0 +1,113 @@
+package shim
+
+import (
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ProbeArg, as the only argument, makes the binary the identity probe (see probe.go).
+const ProbeArg = "--podjail-probe"
+
+// DefaultEnv is the program's whole environment unless --env adds to it.
+var DefaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}
+
+// Config is the parsed command line.
+type Config struct {
+	MemoryBytes int64    // memory.max of the program cgroup
+	Pids        int64    // pids.max of the program cgroup
+	Stdin       string   // input file; "" means /dev/null
+	Env         []string // the program's environment: DefaultEnv then each --env
+	Argv        []string // program path (absolute) and its arguments
+}
+
+// ParseArgs parses args (without argv[0]):
+//
+//	--memory BYTES --pids N [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//
+// Flags also take the --name=value form. The "--" is required, so a program
+// argument can never be read as a flag.
+func ParseArgs(args []string) (Config, error) {
+	c := Config{Env: append([]string(nil), DefaultEnv...)}
+	var haveMem, havePids, dash bool
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			dash = true
+			break
+		}
+		name, val, inline := strings.Cut(a, "=")
+		switch name {
+		case "--memory", "--pids", "--stdin", "--env":
+		default:
+			return c, fmt.Errorf("unknown argument %q", a)
+		}
+		if !inline {
+			if i+1 >= len(args) {
+				return c, fmt.Errorf("%s needs a value", name)
+			}
+			i++
+			val = args[i]
+		}
+		var err error
+		switch name {
+		case "--memory":
+			c.MemoryBytes, err = positive(name, val)
+			haveMem = true
+		case "--pids":
+			c.Pids, err = positive(name, val)
+			havePids = true
+		case "--stdin":
+			if !filepath.IsAbs(val) {
+				err = fmt.Errorf("--stdin %q is not an absolute path", val)
+			}
+			c.Stdin = val
+		case "--env":
+			err = addEnv(&c.Env, val)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	if !dash {
+		return c, fmt.Errorf("missing -- before the program")
+	}
+	if !haveMem || !havePids {
+		return c, fmt.Errorf("--memory and --pids are required")
+	}
+	c.Argv = args[i:]
+	if len(c.Argv) == 0 || !filepath.IsAbs(c.Argv[0]) {
+		return c, fmt.Errorf("the program must be an absolute path after --")
+	}
+	return c, nil
+}
+
+func positive(name, val string) (int64, error) {
+	n, err := strconv.ParseInt(val, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%s %q: want a positive integer", name, val)
+	}
+	return n, nil
+}
+
+// addEnv sets NAME=VALUE in env, replacing an earlier NAME.
+func addEnv(env *[]string, kv string) error {
+	name, _, ok := strings.Cut(kv, "=")
+	if !ok || name == "" || strings.ContainsRune(kv, 0) {
+		return fmt.Errorf("--env %q: want NAME=VALUE", kv)
+	}
+	if name == NonceEnv {
+		return fmt.Errorf("--env may not set %s", NonceEnv)
+	}
+	for j, e := range *env {
+		if strings.HasPrefix(e, name+"=") {
+			(*env)[j] = kv
+			return nil
+		}
+	}
+	*env = append(*env, kv)
+	return nil
+}

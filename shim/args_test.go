@@ -1,0 +1,45 @@
+package shim
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseArgs(t *testing.T) {
+	c, err := ParseArgs(strings.Fields("--memory 67108864 --pids=16 --stdin /in --env LANG=C --env HOME=/w -- /prog -x --memory 1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{MemoryBytes: 64 << 20, Pids: 16, Stdin: "/in",
+		Env:  []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/w", "LANG=C"},
+		Argv: []string{"/prog", "-x", "--memory", "1"}}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("got %+v\nwant %+v", c, want)
+	}
+	if DefaultEnv[1] != "HOME=/tmp" {
+		t.Fatal("--env changed DefaultEnv")
+	}
+	bad := []string{
+		"",
+		"--memory 1 --pids 1",
+		"--memory 1 --pids 1 --",
+		"--memory 1 --pids 1 -- prog",
+		"--pids 1 -- /prog",
+		"--memory 1 -- /prog",
+		"--memory 0 --pids 1 -- /prog",
+		"--memory -5 --pids 1 -- /prog",
+		"--memory 1k --pids 1 -- /prog",
+		"--memory 1 --pids 1 --stdin in -- /prog",
+		"--memory 1 --pids 1 --env X -- /prog",
+		"--memory 1 --pids 1 --env PODJAIL_NONCE=x -- /prog",
+		"--memory 1 --pids 1 --bogus -- /prog",
+		"--memory 1 --pids",
+		"/prog",
+	}
+	for _, b := range bad {
+		if _, err := ParseArgs(strings.Fields(b)); err == nil {
+			t.Errorf("ParseArgs(%q) accepted", b)
+		}
+	}
+}

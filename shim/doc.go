@@ -1,0 +1,74 @@
+// Package shim is the entrypoint of every judged container (cmd/podjail-shim) and the
+// runner's parser of what it reports (ParseReport). It imports only the standard
+// library and golang.org/x/sys; build it static (CGO_ENABLED=0).
+//
+// # Contract with the runner
+//
+// The container: a private cgroup namespace with /sys/fs/cgroup mounted read-write
+// (unmask=/sys/fs/cgroup), cgroup v2, Linux >= 5.19 (clone3 CLONE_INTO_CGROUP,
+// cgroup.kill, memory.peak; pids.peak needs 6.1, else pids_peak is -1), the shim as
+// pid 1 (no --init) running as root with exactly CAP_SETUID and CAP_SETGID kept
+// (no-new-privileges is fine), a seccomp profile that allows clone3 (containers/common's
+// default does; Docker's answers ENOSYS, which fails the start step). The shim binary
+// must be executable by 65534: the probe re-executes it as that user.
+//
+// Command line (argv[0] is ignored; flags also take --name=value):
+//
+//	podjail-shim --memory BYTES --pids N [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//
+//	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
+//	--pids    pids.max of the program's cgroup (threads count)
+//	--stdin   absolute path of the input file, opened by the shim as root and given to
+//	          the program as fd 0; default /dev/null
+//	--env     adds to or replaces in the program's environment, which is otherwise
+//	          exactly DefaultEnv (PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp); argv is
+//	          world-readable, so nothing secret goes here
+//	PROGRAM   absolute path, executed directly (no PATH search, no shell), in the shim's
+//	          working directory
+//
+// Environment: PODJAIL_NONCE, 1-256 printable ASCII characters without spaces (use 32
+// random hex digits). The shim erases it from its Go environment and overwrites it in
+// its original environment block (so /proc/1/environ no longer shows it) before doing
+// anything else. Nothing else of the shim's environment reaches the program.
+//
+// What it does, in order (each failure names one Step):
+//  1. nonce: takes and erases PODJAIL_NONCE.
+//  2. args, fds: parses argv; marks every inherited descriptor above 2 close-on-exec.
+//  3. stdin: opens the input file.
+//  4. cgroup: reads its cgroup from /proc/self/cgroup ("0::/PATH"), makes PATH/shim and
+//     PATH/program, moves itself into shim/, writes "+memory +pids [+cpu]" to PATH's
+//     cgroup.subtree_control (+cpu only if PATH offers it) and sets program/'s
+//     memory.max, memory.swap.max=0, pids.max. program/ must not exist yet.
+//  5. probe: re-executes /proc/self/exe with the single argument ProbeArg as 65534:65534
+//     (setgroups none), in shim/; the probe checks /proc/self/status (all uids and gids
+//     65534, no groups, CapEff, CapPrm, CapAmb zero) and that setresuid(0,0,0),
+//     setuid(0), setresgid(0,0,0), setgid(0), setgroups([0]) fail with EPERM. Any other
+//     answer refuses the run.
+//  6. start: clone3 into program/ (CLONE_INTO_CGROUP), setgroups([]), setgid and setuid
+//     65534, exec PROGRAM. fd 0 the input, fd 1 the shim's stdout, fd 2 /dev/null,
+//     nothing else.
+//  7. wait: wait4 on the program, keeping its rusage. SIGTERM, SIGINT or SIGHUP to the
+//     shim at any time kill program/ (cgroup.kill); the shim still reports.
+//  8. reap: as pid 1, kill(-1, SIGKILL) with effective uid 65534 (the shim holds no
+//     CAP_KILL; its real and saved uid stay 0), then cgroup.kill on program/, then reaps
+//     every child until none is left (5 s at most). Nothing is alive to write after the
+//     report.
+//  9. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
+//     rmdir program/ (best effort).
+//
+// Output: the program's stdout passes through untouched; the shim never writes to
+// stdout. On stderr the shim writes exactly one line, last, with a single write, also
+// when it fails (then without the figures it did not get):
+//
+//	podjail-report <nonce> {"time_us":…,"user_us":…,"sys_us":…,"peak_bytes":…,"pids_peak":…,"exit_code":…,"signal":"…","oom":…,"oom_kill":…,"reaped":…[,"error":"…","step":"…"]}
+//
+// See Report for the fields. If the nonce was missing or malformed the line carries
+// "-" in its place. ParseReport takes the last well-formed line with the right nonce
+// and ignores everything else, so a forged line without the nonce is harmless. The
+// figures are untrusted (the container held the submission); the runner floors the
+// time with its own cgroup reading and decides MLE from its own memory.events.
+//
+// Exit status: the program's exit code, or 128+signal if a signal ended it; ExitFailure
+// (125) when the shim itself failed, at any step, with error and step in the report.
+// The report, not the status, is authoritative: a program may exit 125 itself.
+package shim

@@ -1,0 +1,101 @@
+package shim
+
+import (
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// reapDeadline bounds the wait for killed processes to go.
+const reapDeadline = 5 * time.Second
+
+// Main is the whole shim: it returns the exit code and has written the report.
+func Main(args []string) int {
+	if len(args) == 2 && args[1] == ProbeArg {
+		return ProbeMain()
+	}
+	// Noticed from the start, acted on once the program runs: a stop request
+	// kills the program, and the report is still written.
+	stop := make(chan os.Signal, 1)
+	signal.Notify(stop, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+
+	rep := Report{ExitCode: -1}
+	nonce, err := TakeNonce()
+	code := ExitFailure
+	if err == nil {
+		code, err = run(args[1:], &rep, stop)
+	}
+	if err != nil {
+		rep.Error, rep.Step, code = err.Error(), stepOf(err), ExitFailure
+	}
+	if nonce == "" {
+		nonce = "-"
+	}
+	_, _ = os.Stderr.Write(FormatReport(nonce, rep))
+	return code
+}
+
+func run(args []string, rep *Report, stop <-chan os.Signal) (int, error) {
+	cfg, err := ParseArgs(args)
+	if err != nil {
+		return 0, &SetupError{StepArgs, err}
+	}
+	if err := closeInherited(); err != nil {
+		return 0, err
+	}
+	in := cfg.Stdin
+	if in == "" {
+		in = os.DevNull
+	}
+	// Opened by the shim, as root: the file need not be readable by 65534.
+	stdin, err := os.Open(in)
+	if err != nil {
+		return 0, &SetupError{StepStdin, err}
+	}
+	defer stdin.Close()
+	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return 0, &SetupError{StepStart, err}
+	}
+	defer null.Close()
+
+	cg, err := SetupCgroups(CgroupRoot, cfg.MemoryBytes, cfg.Pids)
+	if err != nil {
+		return 0, err
+	}
+	if err := RunProbe("/proc/self/exe"); err != nil {
+		return 0, err
+	}
+	dir, err := os.OpenFile(cg.Program, os.O_RDONLY|syscall.O_DIRECTORY, 0)
+	if err != nil {
+		return 0, &SetupError{StepStart, err}
+	}
+	pid, err := startProgram(cfg, int(dir.Fd()), stdin, null)
+	dir.Close()
+	if err != nil {
+		return 0, err
+	}
+	go func() {
+		for range stop {
+			_ = cg.Kill()
+		}
+	}()
+
+	ws, ru, orphans, err := waitProgram(pid)
+	if err != nil {
+		return 0, err
+	}
+	code := statusOf(ws, ru, rep)
+	kerr := killOthers(cg)
+	n, rerr := reapAll(reapDeadline)
+	rep.Reaped = orphans + n
+	merr := cg.Measure(rep)
+	cg.Remove()
+	for _, e := range []error{kerr, rerr, merr} {
+		if e != nil {
+			return code, e
+		}
+	}
+	return code, nil
+}
