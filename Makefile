@@ -32,7 +32,7 @@ vm-payload: build
 	cp $(OUT)/bin/podjail $(PAYLOAD)/bin/
 	$(GO) test -c -o $(PAYLOAD)/tests/podjail.test ./cmd/podjail
 	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
-	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-7x}" > $(PAYLOAD)/testflags
+	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-5x}" > $(PAYLOAD)/testflags
 
 # Boots the test VM (building its image once, cached) and runs the
 # integration tests there as root and as an unprivileged user.
