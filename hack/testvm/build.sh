@@ -20,7 +20,7 @@ cache_root=${PODJAIL_TESTVM_CACHE:-/var/cache/podjail-testvm}
 mirror=${PODJAIL_TESTVM_MIRROR:-http://deb.debian.org/debian}
 suite=trixie
 disk_size=8192M
-provision_timeout=1800
+provision_timeout=3600
 
 # Everything the image is made from. run.sh and guest-run.sh are not: they are used at run time.
 IMAGE_INPUTS=(build.sh configure-rootfs.sh provision.sh toolchain-rootfs.sh
@@ -153,14 +153,23 @@ for name in "${TOOLCHAINS[@]}"; do
 done
 cp "$here/provision.sh" "$share/runner.sh"
 chmod -R a+rX "$share"
-qemu_rc=0
-timed provision-boot timeout -k 10 "$provision_timeout" qemu-system-x86_64 \
+t0=$(date +%s)
+timeout -k 10 "$provision_timeout" qemu-system-x86_64 \
 	-accel tcg,thread=multi -cpu max -smp 2 -m 4096 \
 	-kernel "$tmp/vmlinuz" -initrd "$tmp/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1" \
 	-drive "file=$tmp/disk.img,format=raw,if=virtio,snapshot=off,cache=writeback,discard=unmap" \
 	-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs" \
-	-nic none -display none -monitor none -serial "file:$share/out/console.log" -no-reboot || qemu_rc=$?
+	-nic none -display none -monitor none -serial "file:$share/out/console.log" -no-reboot </dev/null &
+qemu_pid=$!
+# timeout(1) puts qemu in its own process group, out of reach of a Ctrl-C: stop it ourselves
+trap 'kill -TERM $qemu_pid 2>/dev/null; wait $qemu_pid; remove_tree "$tmp"' EXIT
+trap 'exit 130' INT TERM HUP
+qemu_rc=0
+wait $qemu_pid || qemu_rc=$?
+trap 'remove_tree "$tmp"' EXIT
+trap - INT TERM HUP
+echo "provision-boot $(($(date +%s) - t0))s" | tee -a "$times" >&4
 cp "$share/out/guest.log" "$tmp/provision.log" 2>/dev/null || true
 cp "$share/out/console.log" "$tmp/provision-console.log" 2>/dev/null || true
 cp "$share/out/images.txt" "$tmp/images.txt" 2>/dev/null || true

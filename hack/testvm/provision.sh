@@ -36,8 +36,9 @@ for name in "${names[@]}"; do
 	podman image exists "$ref"
 	rl podman image exists "$ref"
 done
-podman run --rm --network=none localhost/podjail-gcc:latest gcc --version | sed -n 1p
-rl podman run --rm --network=none localhost/podjail-gcc:latest gcc --version | sed -n 1p
+# default network too: netavark (rootful) and pasta (rootless) need the dummy0 default route
+podman run --rm localhost/podjail-gcc:latest gcc --version | sed -n 1p
+rl podman run --rm localhost/podjail-gcc:latest gcc --version | sed -n 1p
 podman run --rm --network=none localhost/podjail-python3:latest python3 --version
 rl podman run --rm --network=none localhost/podjail-python3:latest python3 --version
 {

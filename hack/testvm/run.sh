@@ -39,27 +39,40 @@ cp -rL "$payload" "$share/payload"
 mkdir -p "$share/out"
 cp "$here/guest-run.sh" "$share/runner.sh"
 chmod -R a+rX "$share"
+chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
 out=$share/out
 
 echo "== testvm: image $img"
 echo "== testvm: share $share, timeout ${timeout}s"
 t0=$(date +%s.%N)
-qemu_rc=0
+# timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
+# group does not reach: forward those by hand.
 timeout -k 10 "$timeout" qemu-system-x86_64 \
 	-accel tcg,thread=multi -cpu max -smp 2 -m 4096 \
 	-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
 	-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
 	-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs" \
-	-nic none -display none -monitor none -serial "file:$out/console.log" -no-reboot </dev/null || qemu_rc=$?
+	-nic none -display none -monitor none -serial "file:$out/console.log" -no-reboot </dev/null &
+qemu_pid=$!
+interrupted=0
+trap 'interrupted=1; kill -TERM $qemu_pid 2>/dev/null' INT TERM HUP
+qemu_rc=0
+wait $qemu_pid || qemu_rc=$?
+if [ $interrupted = 1 ]; then
+	wait $qemu_pid 2>/dev/null || qemu_rc=$?
+fi
+trap - INT TERM HUP
 wall=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
 
 problems=()
-case $qemu_rc in
-0) ;;
-124 | 137) problems+=("qemu timed out after ${timeout}s") ;;
-*) problems+=("qemu exited rc=$qemu_rc") ;;
-esac
+if [ $interrupted = 1 ]; then
+	problems+=("interrupted")
+elif [ $qemu_rc = 124 ] || [ $qemu_rc = 137 ]; then
+	problems+=("qemu timed out after ${timeout}s")
+elif [ $qemu_rc != 0 ]; then
+	problems+=("qemu exited rc=$qemu_rc")
+fi
 
 echo "== testvm: qemu rc=$qemu_rc, round trip ${wall}s"
 if [ -s "$out/boot.txt" ]; then
