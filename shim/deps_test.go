@@ -16,7 +16,7 @@ func TestDeps(t *testing.T) {
 	}
 	for _, pkg := range []string{"github.com/podjail/podjail/cmd/podjail-shim", "github.com/podjail/podjail/shim"} {
 		cmd := exec.Command(goBin, "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", pkg)
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=-mod=mod")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		out, err := cmd.CombinedOutput()
 		if err != nil {
 			t.Fatalf("go list %s: %v\n%s", pkg, err, out)

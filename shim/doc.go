@@ -47,8 +47,10 @@
 //  6. start: clone3 into program/ (CLONE_INTO_CGROUP), setgroups([]), setgid and setuid
 //     65534, exec PROGRAM. fd 0 the input, fd 1 the shim's stdout, fd 2 /dev/null,
 //     nothing else.
-//  7. wait: wait4 on the program, keeping its rusage. SIGTERM, SIGINT or SIGHUP to the
-//     shim at any time kill program/ (cgroup.kill); the shim still reports.
+//  7. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to
+//     the shim (pid 1) are reaped as they end, since a zombie still holds a pid of
+//     pids.max. SIGTERM, SIGINT or SIGHUP to the shim at any time kill program/
+//     (cgroup.kill); the shim still reports.
 //  8. reap: as pid 1, kill(-1, SIGKILL) with effective uid 65534 (the shim holds no
 //     CAP_KILL; its real and saved uid stay 0), then cgroup.kill on program/, then reaps
 //     every child until none is left (5 s at most). Nothing is alive to write after the
