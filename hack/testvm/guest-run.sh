@@ -20,6 +20,7 @@ log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
 finish() {
 	log "done rc=$1"
 	journalctl -b --no-pager >"$out/journal.txt" 2>&1
+	echo "END uptime=$(cut -d' ' -f1 /proc/uptime)" >"$out/end.txt"
 	echo "$1" >"$out/done"
 	sync
 	exit "$1"

@@ -82,6 +82,16 @@ else
 	echo "== testvm: console (tail):"
 	tail -n 40 "$out/console.log" 2>/dev/null || true
 fi
+# The guest clock follows the host's raw TSC; if the host itself is a VM that gets
+# snapshotted/restored, that can jump (seen: +5.6 days), and so do the guest's clocks.
+if [ -s "$out/end.txt" ]; then
+	end_uptime=$(sed -n 's/^END uptime=//p' "$out/end.txt")
+	if awk -v u="$end_uptime" -v w="$wall" 'BEGIN { exit !(u > w + 60) }'; then
+		echo "== testvm: WARNING: guest uptime ${end_uptime}s > round trip ${wall}s: the guest clock jumped" \
+			"(host VM snapshot/restore?); timing results of this run are unreliable." \
+			"PODJAIL_TESTVM_APPEND=tsc=unstable avoids it at some speed cost."
+	fi
+fi
 if [ -e "$out/guest.log" ]; then
 	echo "== testvm: guest log:"
 	cat "$out/guest.log"
