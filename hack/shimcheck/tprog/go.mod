@@ -1,0 +1,3 @@
+module tprog
+
+go 1.26
