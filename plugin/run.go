@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -109,6 +110,13 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
 	if r.InputFile != "" {
+		// The Podman service resolves a bind mount's source in its own
+		// working directory, not ours.
+		abs, err := filepath.Abs(r.InputFile)
+		if err != nil {
+			return &RequestError{"input", err}
+		}
+		r.InputFile = abs
 		fi, err := os.Stat(r.InputFile)
 		if err != nil {
 			return &RequestError{"input", err}
