@@ -376,3 +376,28 @@ func benchMedian(b *testing.B, f func() error) {
 	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
 	b.ReportMetric(times[len(times)/2].Seconds(), "median-s")
 }
+
+// The Podman service resolves a bind mount's source in its own directory, so
+// a relative --input must be made absolute by podjail.
+func TestRunAcceptsRelativeInputPath(t *testing.T) {
+	env := hosttest.Podman(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "input"), []byte("19 23\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(env.Podjail, "run", "--json", "--image", env.Image, "--output", "stdout", "--input", "input", "--", testProgram, "cat")
+	cmd.Dir = dir
+	report, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("podjail run with a relative input: %v\n%s", err, report)
+	}
+	var res plugin.RunResult
+	if err := json.Unmarshal(report, &res); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { assertNothingLeft(t, env, res.ContainerID) })
+	out, err := os.ReadFile(filepath.Join(dir, "stdout"))
+	if err != nil || string(out) != "19 23\n" || res.ExitCode != 0 {
+		t.Fatalf("output %q (%v), exit %d; want the input echoed", out, err, res.ExitCode)
+	}
+}
