@@ -2,6 +2,7 @@
 export CGO_ENABLED := 0
 export GOFLAGS := -tags=remote,containers_image_openpgp -trimpath
 GO ?= go
+CC ?= gcc
 
 OUT := _out
 PAYLOAD := $(OUT)/payload
@@ -13,8 +14,10 @@ VM_TEST_PKGS := ./cmd/podjail
 
 all: build
 
+# podjail finds podjail-shim beside itself.
 build:
 	$(GO) build -o $(OUT)/bin/podjail ./cmd/podjail
+	$(GO) build -o $(OUT)/bin/podjail-shim ./cmd/podjail-shim
 
 vet:
 	$(GO) vet ./...
@@ -25,13 +28,16 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-# The payload for the test VM: podjail, the test binaries, and the programs
-# of the scratch test image (the test binary plays them through TestMain).
+# The payload for the test VM: podjail and its shim, the test binaries, and
+# the programs of the scratch test image (the test binary plays most of them
+# through TestMain; the measurement tests need small static C programs).
 vm-payload: build
 	rm -rf $(PAYLOAD) && mkdir -p $(PAYLOAD)/bin $(PAYLOAD)/tests $(PAYLOAD)/progs
-	cp $(OUT)/bin/podjail $(PAYLOAD)/bin/
+	cp $(OUT)/bin/podjail $(OUT)/bin/podjail-shim $(PAYLOAD)/bin/
 	$(GO) test -c -o $(PAYLOAD)/tests/podjail.test ./cmd/podjail
 	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
+	for p in tprog trivial; do \
+		$(CC) -static -O2 -Wall -o $(PAYLOAD)/progs/$$p cmd/podjail/testdata/progs/$$p.c || exit 1; done
 	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-5x}" > $(PAYLOAD)/testflags
 
 # Boots the test VM (building its image once, cached) and runs the

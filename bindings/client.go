@@ -27,8 +27,9 @@ type Runtime interface {
 	// Wait blocks until the container has stopped and returns its exit code.
 	Wait(ctx context.Context, id string) (int32, error)
 	Inspect(ctx context.Context, id string) (State, error)
-	// Kill sends SIGKILL. A container that already stopped is not an error.
-	Kill(ctx context.Context, id string) error
+	// Kill sends signal ("KILL", "TERM") to the container's first
+	// process. A container that already stopped is not an error.
+	Kill(ctx context.Context, id, signal string) error
 	// Remove removes the container, killing it first if it runs. A
 	// container already gone is not an error.
 	Remove(ctx context.Context, id string) error
@@ -169,8 +170,8 @@ func (c *Client) Inspect(ctx context.Context, id string) (State, error) {
 	return st, nil
 }
 
-func (c *Client) Kill(ctx context.Context, id string) error {
-	err := containers.Kill(c.call(ctx), id, new(containers.KillOptions).WithSignal("KILL"))
+func (c *Client) Kill(ctx context.Context, id, signal string) error {
+	err := containers.Kill(c.call(ctx), id, new(containers.KillOptions).WithSignal(signal))
 	if errors.Is(typed("", "", err), ErrConflict) {
 		return nil // already stopped
 	}

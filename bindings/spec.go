@@ -11,6 +11,9 @@ import (
 // InputPath is where a run's input file is bind-mounted, read-only.
 const InputPath = "/run/podjail/input"
 
+// ShimPath is where the shim binary is bind-mounted, read-only.
+const ShimPath = "/run/podjail/shim"
+
 // Spec is podjail's description of one container. Lowering it to Podman's
 // spec happens here and nowhere else.
 type Spec struct {
@@ -40,6 +43,16 @@ type Spec struct {
 	// Stdin keeps the container's stdin open for Attach. Zero value: the
 	// program's stdin is empty.
 	Stdin bool
+
+	// ShimFile is the host's shim binary, bind-mounted read-only at
+	// ShimPath. Zero value: no shim mount.
+	ShimFile string
+	// Env is the container's environment. Zero value: the image's only.
+	Env map[string]string
+	// CgroupParent is the per-run parent (a slice under systemd, a path
+	// under cgroupfs) the container's cgroup is made in. Zero value:
+	// Podman's default parent.
+	CgroupParent string
 }
 
 // cpuPeriod is the CFS period, in microseconds, that CPUs is a share of.
@@ -73,6 +86,9 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	g.Command = s.Command[1:]
 	g.Labels = s.Labels
 	g.Env = map[string]string{}
+	for k, v := range s.Env {
+		g.Env[k] = v
+	}
 	g.EnvHost = &no
 	g.HTTPProxy = &no
 	g.Terminal = &no
@@ -86,6 +102,7 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	g.CapAdd = s.Profile.CapAdd
 	g.NoNewPrivileges = &yes
 	g.Passwd = &no
+	g.Unmask = s.Profile.Unmask
 
 	// Filesystem: read-only root, no implicit writable tmpfs, one sized
 	// scratch tmpfs, the input as one read-only file.
@@ -97,6 +114,14 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Type:        "tmpfs",
 			Source:      "tmpfs",
 			Options:     s.Profile.ScratchOptions(),
+		})
+	}
+	if s.ShimFile != "" {
+		g.Mounts = append(g.Mounts, spec.Mount{
+			Destination: ShimPath,
+			Type:        "bind",
+			Source:      s.ShimFile,
+			Options:     []string{"ro", "nosuid", "nodev", "rbind"},
 		})
 	}
 	if s.InputFile != "" {
@@ -111,6 +136,11 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	// No network, no log driver (attach still carries stdout).
 	g.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
 	g.LogConfiguration = &specgen.LogConfig{Driver: "none"}
+
+	// cgroups: a private namespace (the shim sees its own cgroup as the
+	// root) under the run's own parent.
+	g.CgroupNS = specgen.Namespace{NSMode: specgen.Private}
+	g.CgroupParent = s.CgroupParent
 
 	// Resources. Swap equal to memory means memory.swap.max = 0.
 	period := uint64(cpuPeriod)

@@ -88,3 +88,33 @@ func TestSpecRefusesUnsafeOrIncomplete(t *testing.T) {
 		}
 	}
 }
+
+func TestSpecLowersTheShimRun(t *testing.T) {
+	s := validSpec()
+	s.Profile = policy.Shim()
+	s.ShimFile = "/usr/libexec/podjail-shim"
+	s.Env = map[string]string{"PODJAIL_NONCE": "abc"}
+	s.CgroupParent = "podjail_1_2_ab.slice"
+	g, err := s.generator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.User != "0:0" || !slices.Equal(g.CapAdd, []string{"CAP_SETUID", "CAP_SETGID"}) || !slices.Equal(g.CapDrop, []string{"all"}) {
+		t.Errorf("user %q, caps add %v drop %v", g.User, g.CapAdd, g.CapDrop)
+	}
+	if !slices.Equal(g.Unmask, []string{"/sys/fs/cgroup"}) || g.CgroupNS.NSMode != specgen.Private {
+		t.Errorf("unmask %v, cgroupns %v: the shim needs a private, writable cgroup namespace", g.Unmask, g.CgroupNS)
+	}
+	if g.CgroupParent != "podjail_1_2_ab.slice" || g.Env["PODJAIL_NONCE"] != "abc" {
+		t.Errorf("cgroup parent %q, env %v", g.CgroupParent, g.Env)
+	}
+	found := false
+	for _, m := range g.Mounts {
+		if m.Destination == ShimPath {
+			found = m.Source == s.ShimFile && slices.Contains(m.Options, "ro")
+		}
+	}
+	if !found {
+		t.Errorf("shim not bind-mounted read-only at %s: %+v", ShimPath, g.Mounts)
+	}
+}

@@ -14,14 +14,14 @@ if "$podjail" doctor >/dev/null 2>&1; then
     podman build -t "$image" -f contrib/images/python3.Containerfile .
   fi
   "$podjail" doctor
-  exec "$podjail" run --image "$image" --input examples/sample/input.txt -- python3 -c "$program"
+  exec "$podjail" run --image "$image" --input examples/sample/input.txt -- /usr/bin/python3 -c "$program"
 fi
 
 echo "this host is not fit for podjail (see \`$podjail doctor\`): running the sample in the test VM"
 payload=$(mktemp -d)
 trap 'rm -rf "$payload"' EXIT
 mkdir -p "$payload/bin"
-cp "$podjail" "$payload/bin/"
+cp "$podjail" _out/bin/podjail-shim "$payload/bin/"
 cp examples/sample/input.txt "$payload/input.txt"
 cat > "$payload/guest.sh" <<GUEST
 #!/bin/bash
@@ -29,8 +29,8 @@ set -e
 cd "\$(dirname "\$0")"
 echo '== podjail doctor (root)'; bin/podjail doctor
 echo '== podjail run (root)'
-bin/podjail run --image $image --input input.txt -- python3 -c '$program'
+bin/podjail run --image $image --input input.txt -- /usr/bin/python3 -c '$program'
 echo '== podjail run (rootless, user tester)'
-as-tester bin/podjail run --image $image --input input.txt -- python3 -c '$program'
+as-tester bin/podjail run --image $image --input input.txt -- /usr/bin/python3 -c '$program'
 GUEST
 bash hack/testvm/run.sh "$payload"

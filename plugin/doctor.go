@@ -10,6 +10,8 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
+	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
+	"github.com/podjail/podjail/cgroupdrv/systemd"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -42,8 +44,8 @@ type DoctorInput struct {
 	Runtime bindings.Runtime
 	// ConnectErr is why Runtime is nil.
 	ConnectErr error
-	// SystemdVersion asks systemd over D-Bus. Zero value:
-	// cgroupdrv.SystemdVersion.
+	// SystemdVersion asks systemd over D-Bus. Zero value: asks the
+	// manager podjail would start slices with.
 	SystemdVersion func(rootless bool) (string, error)
 	// SELinux reports the SELinux mode. Zero value: policy.SELinuxState.
 	SELinux func() string
@@ -55,7 +57,11 @@ func Doctor(ctx context.Context, in DoctorInput) []Check {
 		in.Kernel = kernelRelease()
 	}
 	if in.SystemdVersion == nil {
-		in.SystemdVersion = cgroupdrv.SystemdVersion
+		in.SystemdVersion = func(rootless bool) (string, error) {
+			bus := &systemd.Bus{User: rootless}
+			defer bus.Close()
+			return bus.Version(ctx)
+		}
 	}
 	if in.SELinux == nil {
 		in.SELinux = policy.SELinuxState
@@ -206,10 +212,13 @@ func podmanChecks(h bindings.HostInfo, err error) []Check {
 	switch {
 	case h.CgroupVersion != "v2":
 		manager.Fix = "Podman must run on cgroup v2"
-	case h.CgroupManager == "systemd" || h.CgroupManager == "cgroupfs":
-		manager.OK = true
 	default:
-		manager.Fix = `set cgroup_manager = "systemd" under [engine] in containers.conf`
+		if _, err := cgmanager.New(h.CgroupManager, h.Rootless); err != nil {
+			manager.Detail += ": " + err.Error()
+			manager.Fix = `set cgroup_manager = "systemd" under [engine] in containers.conf`
+		} else {
+			manager.OK = true
+		}
 	}
 	return []Check{podman, runtime, manager}
 }

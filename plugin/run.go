@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/policy"
+	"github.com/podjail/podjail/shim"
 )
 
 // Defaults of a RunRequest's zero-valued limits.
@@ -66,7 +69,8 @@ type RunResult struct {
 	Container   string `json:"container"`
 	ContainerID string `json:"container_id"`
 	Image       string `json:"image"`
-	// ExitCode is the container's exit code; 128+N when signal N ended it.
+	// ExitCode is the program's exit code (the shim reports it); 128+N
+	// when signal N ended it.
 	ExitCode int32 `json:"exit_code"`
 	// Signal names the signal that ended the program ("SIGKILL"), when
 	// podjail killed it or the exit code says so. Empty otherwise.
@@ -81,6 +85,17 @@ type RunResult struct {
 	// container was OOM-killed. Informational only.
 	OOMKilledFlag bool          `json:"podman_oom_killed"`
 	Wall          time.Duration `json:"wall_ns"`
+	// ContainerExitCode is the container's own exit code (the shim's
+	// under the shim).
+	ContainerExitCode int32 `json:"container_exit_code"`
+	// Shimmed says the program ran under the shim.
+	Shimmed bool `json:"shimmed"`
+	// Report is the shim's report, nil without one.
+	Report *shim.Report `json:"shim_report,omitempty"`
+	// Cgroup is the parent cgroup's reading, nil without a parent.
+	Cgroup *cgroupdrv.Counters `json:"parent_cgroup,omitempty"`
+	// Measure is what the program is charged for.
+	Measure Measure `json:"measure"`
 }
 
 // Reasons for Killed.
@@ -106,6 +121,8 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"image", errors.New("no image given")}
 	case len(r.Command) == 0:
 		return &RequestError{"command", errors.New("no program given")}
+	case !filepath.IsAbs(r.Command[0]):
+		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
 	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
@@ -143,14 +160,46 @@ func (r *RunRequest) Check() error {
 	return nil
 }
 
+// Room the container gets above the program's own limits, for the shim
+// (a static Go binary: a few MiB, a handful of threads) and its probe.
+const (
+	shimMemoryHeadroom = 32 << 20
+	shimPidsHeadroom   = 16
+)
+
+// stderrKeep is how much of the end of a shimmed container's stderr is
+// kept: the report is the last line.
+const stderrKeep = 64 << 10
+
 // Runner runs programs in containers.
 type Runner struct {
 	// Runtime is the container engine. Required.
 	Runtime bindings.Runtime
 	// Self labels every container. Required: see Self.
 	Self Instance
-	// Log receives debug output. Zero value: nothing is logged.
+	// Cgroups makes each run's parent cgroup, read on the host after the
+	// run. Zero value: no parent; the figures are the shim's alone.
+	Cgroups cgroupdrv.Driver
+	// Shim is the host path of the podjail-shim binary, mounted into
+	// every container as its entrypoint. Zero value: programs run without
+	// the shim, measured by the parent cgroup alone (a warning is logged
+	// once per image).
+	Shim string
+	// Log receives debug output and warnings. Zero value: nothing is logged.
 	Log hclog.Logger
+
+	warned sync.Map // images already warned about running without the shim
+}
+
+// ShimError is a failure of the shim, not of the program: the run says
+// nothing about the submission.
+type ShimError struct {
+	Step string
+	Err  string
+}
+
+func (e *ShimError) Error() string {
+	return fmt.Sprintf("shim failed at step %s: %s", e.Step, e.Err)
 }
 
 func (r *Runner) log() hclog.Logger {
@@ -160,13 +209,13 @@ func (r *Runner) log() hclog.Logger {
 	return r.Log
 }
 
-// Run runs one program in one fresh container and removes the container,
-// whatever happens, also when ctx is cancelled.
+// Run runs one program in one fresh container under its own parent cgroup,
+// and removes both, whatever happens, also when ctx is cancelled.
 func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err := req.Check(); err != nil {
 		return RunResult{}, err
 	}
-	res := RunResult{Image: req.Image, OutputLimit: req.OutputLimit, Container: "podjail-run-" + randomHex(6)}
+	res := RunResult{Image: req.Image, OutputLimit: req.OutputLimit, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}
 	ok, err := r.Runtime.ImageExists(ctx, req.Image)
 	if err != nil {
 		return res, err
@@ -175,16 +224,47 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		return res, &bindings.ImageMissingError{Image: req.Image}
 	}
 
-	var stdin *os.File
-	if req.InputFile != "" {
-		if stdin, err = os.Open(req.InputFile); err != nil {
-			return res, &RequestError{"input", err}
-		}
+	spec, stdin, err := r.spec(req, res.Container)
+	if err != nil {
+		return res, err
+	}
+	if stdin != nil {
 		defer stdin.Close()
 	}
+	nonce := spec.Env[shim.NonceEnv]
 
+	var parent *cgroupdrv.Parent
+	if r.Cgroups != nil {
+		p, err := r.Cgroups.Create(ctx, parentID(r.Self))
+		if err != nil {
+			return res, fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err)
+		}
+		parent = &p
+		defer r.destroy(ctx, p)
+		spec.CgroupParent = p.CgroupParent
+	}
+
+	id, err := r.Runtime.Create(ctx, spec)
+	if err != nil {
+		return res, err
+	}
+	res.ContainerID = id
+	stderr := &tailBuffer{keep: stderrKeep}
+	err = r.attachAndWait(ctx, id, stdin, stderr, req, &res)
+	// Removed before the parent is read, so nothing of the container is
+	// still running and charging it.
+	r.remove(ctx, id)
+	if err != nil {
+		return res, err
+	}
+	return res, r.finish(&res, parent, stderr.Bytes(), nonce)
+}
+
+// spec builds the container for req, and opens the input when it is to be
+// streamed through attach (runs without the shim).
+func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, error) {
 	spec := bindings.Spec{
-		Name:        res.Container,
+		Name:        name,
 		Image:       req.Image,
 		Command:     req.Command,
 		Labels:      r.Self.Labels("run"),
@@ -193,17 +273,65 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		Pids:        req.Pids,
 		CPUs:        req.CPUs,
 		InputFile:   req.InputFile,
-		Stdin:       stdin != nil,
 	}
-	id, err := r.Runtime.Create(ctx, spec)
-	if err != nil {
-		return res, err
+	if r.Shim == "" {
+		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {
+			r.log().Warn("running without the shim: time and memory are the container's cgroup readings, which include the container's own work", "image", req.Image)
+		}
+		if req.InputFile == "" {
+			return spec, nil, nil
+		}
+		f, err := os.Open(req.InputFile)
+		if err != nil {
+			return spec, nil, &RequestError{"input", err}
+		}
+		spec.Stdin = true
+		return spec, f, nil
 	}
-	res.ContainerID = id
-	defer r.remove(ctx, id)
+	spec.Profile = policy.Shim()
+	spec.ShimFile = r.Shim
+	spec.Env = map[string]string{shim.NonceEnv: randomHex(16)}
+	spec.MemoryBytes += shimMemoryHeadroom
+	spec.Pids += shimPidsHeadroom
+	cmd := []string{bindings.ShimPath,
+		"--memory", strconv.FormatInt(req.MemoryBytes, 10),
+		"--pids", strconv.FormatInt(req.Pids, 10)}
+	if req.InputFile != "" {
+		cmd = append(cmd, "--stdin", bindings.InputPath)
+	}
+	spec.Command = append(append(cmd, "--"), req.Command...)
+	return spec, nil, nil
+}
 
-	err = r.attachAndWait(ctx, id, stdin, req, &res)
-	return res, err
+// finish reads the shim's report and the parent cgroup and decides.
+func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte, nonce string) error {
+	if res.Shimmed {
+		if rep, ok := shim.ParseReport(stderr, nonce); ok {
+			res.Report = &rep
+		}
+	}
+	if parent != nil {
+		c, err := cgroupdrv.Read(parent.Path)
+		if err != nil {
+			return fmt.Errorf("read the run's parent cgroup: %w", err)
+		}
+		res.Cgroup = &c
+	}
+	rep := res.Report
+	switch {
+	case rep != nil && rep.Error != "":
+		return &ShimError{Step: string(rep.Step), Err: rep.Error}
+	case res.Shimmed && rep == nil && res.Killed == "":
+		return &ShimError{Step: "report", Err: fmt.Sprintf("no report on the container's stderr (container exit code %d)", res.ContainerExitCode)}
+	}
+	res.Measure = decide(rep, res.Cgroup, res.Shimmed)
+	if rep != nil {
+		res.ExitCode, res.Signal = int32(rep.ExitCode), rep.Signal
+		if rep.Signal != "" {
+			res.ExitCode = 128 + int32(unix.SignalNum(rep.Signal))
+		}
+	}
+	return nil
 }
 
 func (r *Runner) remove(ctx context.Context, id string) {
@@ -214,91 +342,12 @@ func (r *Runner) remove(ctx context.Context, id string) {
 	}
 }
 
-// attachAndWait attaches before starting (with log driver none nothing is
-// kept for later), starts, and waits for the container to stop.
-func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, req RunRequest, res *RunResult) error {
-	killed := make(chan string, 2)
-	kill := func(reason string) {
-		select {
-		case killed <- reason:
-		default:
-		}
-		kctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
-		defer cancel()
-		if err := r.Runtime.Kill(kctx, id); err != nil {
-			r.log().Error("kill failed", "id", id, "error", err)
-		}
+func (r *Runner) destroy(ctx context.Context, p cgroupdrv.Parent) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cleanupTimeout)
+	defer cancel()
+	if err := r.Cgroups.Destroy(cctx, p); err != nil {
+		r.log().Error("parent cgroup not removed", "parent", p.CgroupParent, "error", err)
 	}
-	// The kill runs beside the stream so the stream keeps being drained.
-	var killing sync.WaitGroup
-	defer killing.Wait()
-	out := &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() {
-		killing.Go(func() { kill(KilledOutputLimit) })
-	}}
-
-	attachCtx, stopAttach := context.WithCancel(ctx)
-	defer stopAttach()
-	ready := make(chan struct{})
-	attached := make(chan error, 1)
-	var in io.Reader
-	if stdin != nil {
-		in = stdin
-	}
-	go func() { attached <- r.Runtime.Attach(attachCtx, id, in, out, nil, ready) }()
-	select {
-	case <-ready:
-	case err := <-attached:
-		return fmt.Errorf("attach before start: %w", err)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-
-	start := time.Now()
-	if err := r.Runtime.Start(ctx, id); err != nil {
-		return err
-	}
-	r.log().Debug("container started", "name", res.Container, "id", id)
-	if req.WallLimit > 0 {
-		t := time.AfterFunc(req.WallLimit, func() { kill(KilledWallLimit) })
-		defer t.Stop()
-	}
-	code, err := r.Runtime.Wait(ctx, id)
-	res.Wall = time.Since(start)
-	if err != nil {
-		return err
-	}
-	res.ExitCode = code
-
-	// The stream ends when the container's stdout closes; bound the wait
-	// in case the service keeps it open.
-	drain := time.NewTimer(attachDrainTimeout)
-	defer drain.Stop()
-	select {
-	case err := <-attached:
-		if err != nil {
-			r.log().Warn("attach stream ended with an error", "id", id, "error", err)
-		}
-	case <-drain.C:
-		r.log().Warn("attach stream still open after the container stopped", "id", id)
-	}
-
-	var dstErr error
-	res.OutputBytes, _, dstErr = out.result()
-	select {
-	case res.Killed = <-killed:
-		res.Signal = "SIGKILL"
-	default:
-		if code > 128 && code < 128+65 {
-			res.Signal = unix.SignalName(unix.Signal(code - 128))
-		}
-	}
-	if st, err := r.Runtime.Inspect(ctx, id); err == nil {
-		res.OOMKilledFlag = st.OOMKilled
-	}
-	if dstErr != nil {
-		return fmt.Errorf("write program output: %w", dstErr)
-	}
-	return nil
 }
 
 func randomHex(n int) string {

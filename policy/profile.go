@@ -25,6 +25,10 @@ type Profile struct {
 	// ScratchMode is the octal mode of the scratch directory; 1777 lets
 	// user 65534 write without owning it. Zero value: 01777.
 	ScratchMode uint32
+
+	// Unmask lists paths Podman masks or mounts read-only by default that
+	// this profile needs. Zero value: none.
+	Unmask []string
 }
 
 // Default is the profile of a run without the shim: the program itself runs
@@ -36,6 +40,19 @@ func Default() Profile {
 		ScratchBytes: 16 << 20,
 		ScratchMode:  0o1777,
 	}
+}
+
+// Shim is the profile of a run under the shim: the container starts as
+// root with only CAP_SETUID and CAP_SETGID, and its cgroup namespace
+// writable, so the shim can make the program's cgroup and then become
+// Nobody; the program itself ends with the same identity and no
+// capability as under Default (the shim proves it before starting it).
+func Shim() Profile {
+	p := Default()
+	p.User = "0:0"
+	p.CapAdd = []string{"CAP_SETUID", "CAP_SETGID"}
+	p.Unmask = []string{"/sys/fs/cgroup"}
+	return p
 }
 
 // Validate reports a profile podjail must not run with.

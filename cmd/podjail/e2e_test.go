@@ -49,13 +49,19 @@ func podjail(t testing.TB, env hosttest.Env, args ...string) cmdResult {
 	return cmdResult{out.String(), errb.String(), code}
 }
 
-// runJSON runs `podjail run --json` with the program's stdout in a file and
-// returns the report and that output.
-func runJSON(t *testing.T, env hosttest.Env, flags []string, program ...string) (plugin.RunResult, []byte) {
+// runJSON runs `podjail run --json` of a helper of the test binary with the
+// program's stdout in a file and returns the report and that output.
+func runJSON(t *testing.T, env hosttest.Env, flags []string, helper ...string) (plugin.RunResult, []byte) {
+	t.Helper()
+	return runArgvJSON(t, env, flags, append([]string{testProgram}, helper...)...)
+}
+
+// runArgvJSON is runJSON for any program of the test image.
+func runArgvJSON(t *testing.T, env hosttest.Env, flags []string, argv ...string) (plugin.RunResult, []byte) {
 	t.Helper()
 	outFile := filepath.Join(t.TempDir(), "stdout")
 	args := append([]string{"run", "--json", "--image", env.Image, "--output", outFile}, flags...)
-	args = append(append(args, "--", testProgram), program...)
+	args = append(append(args, "--"), argv...)
 	r := podjail(t, env, args...)
 	if r.code != 0 {
 		t.Fatalf("podjail %v: exit %d\nstderr: %s", args, r.code, r.stderr)
@@ -85,6 +91,9 @@ func assertNothingLeft(t *testing.T, env hosttest.Env, containerID string) {
 	}
 	for _, p := range processesRunning(testProgram) {
 		t.Errorf("process left behind: pid %d", p)
+	}
+	for _, p := range leftParents(t, env) {
+		t.Errorf("run parent cgroup left behind: %s", p)
 	}
 	if containerID == "" {
 		return
@@ -134,11 +143,14 @@ func TestRunAppliesProfile(t *testing.T) {
 	p := parseProbe(out)
 	t.Logf("probe:\n%s", out)
 	want := map[string]string{
-		"uid":             "65534",
-		"gid":             "65534",
-		"CapEff":          "0000000000000000",
-		"CapPrm":          "0000000000000000",
-		"CapBnd":          "0000000000000000",
+		"uid":    "65534",
+		"gid":    "65534",
+		"CapEff": "0000000000000000",
+		"CapPrm": "0000000000000000",
+		// The shim keeps CAP_SETUID and CAP_SETGID in the bounding set
+		// (dropping it needs CAP_SETPCAP); with no-new-privileges and no
+		// effective or permitted capability they cannot come back.
+		"CapBnd":          "00000000000000c0",
 		"NoNewPrivs":      "1",
 		"tmp_write_error": "none",
 		"tmp_mode":        "1777",

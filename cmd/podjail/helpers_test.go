@@ -100,8 +100,11 @@ func probe([]string) int {
 
 	cg, _ := os.ReadFile("/proc/self/cgroup")
 	dir := filepath.Join("/sys/fs/cgroup", strings.TrimPrefix(strings.TrimSpace(string(cg)), "0::"))
-	for _, f := range []string{"memory.max", "memory.swap.max", "pids.max", "cpu.max"} {
-		v, err := os.ReadFile(filepath.Join(dir, f))
+	// The CPU quota is on the container's cgroup, the namespace's root;
+	// the rest is on the program's own.
+	files := map[string]string{"memory.max": dir, "memory.swap.max": dir, "pids.max": dir, "cpu.max": "/sys/fs/cgroup"}
+	for f, in := range files {
+		v, err := os.ReadFile(filepath.Join(in, f))
 		if err != nil {
 			put(f, "error:"+err.Error())
 			continue

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/podjail/podjail/bindings"
+	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
 	"github.com/podjail/podjail/plugin"
 )
 
@@ -34,6 +37,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	fs.DurationVar(&req.WallLimit, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none)")
 	outFile := fs.String("output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
+	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
+	verbose := fs.Bool("v", false, "also print the container's own figures")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -58,7 +63,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		req.Output = stdout
 	}
 
-	res, err := runOnce(ctx, *url, req, log)
+	shimPath, err := findShim(*shimFlag)
+	if err != nil {
+		fmt.Fprintf(stderr, "podjail run: %v\n", err)
+		return exitUsage
+	}
+	res, err := runOnce(ctx, *url, shimPath, req, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		switch {
@@ -74,12 +84,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)
 	} else {
-		printRunReport(stderr, res)
+		printRunReport(stderr, res, *verbose)
 	}
 	return exitOK
 }
 
-func runOnce(ctx context.Context, url string, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
+func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
 	client, err := connect(ctx, url)
 	if err != nil {
 		return plugin.RunResult{}, err
@@ -93,8 +103,53 @@ func runOnce(ctx context.Context, url string, req plugin.RunRequest, log hclog.L
 	} else if len(swept) > 0 {
 		log.Info("removed containers left by dead podjail instances", "containers", swept)
 	}
-	r := &plugin.Runner{Runtime: client, Self: self, Log: log}
+	host, err := client.Host(ctx)
+	if err != nil {
+		return plugin.RunResult{}, err
+	}
+	driver, err := cgmanager.New(host.CgroupManager, host.Rootless)
+	if err != nil {
+		return plugin.RunResult{}, err
+	}
+	if swept, err := plugin.SweepParents(ctx, driver, self); err != nil {
+		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
+	} else if len(swept) > 0 {
+		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
+	}
+	r := &plugin.Runner{Runtime: client, Self: self, Cgroups: driver, Shim: shimPath, Log: log}
 	return r.Run(ctx, req)
+}
+
+// findShim resolves --shim: a path, "none", or empty for $PODJAIL_SHIM or
+// podjail-shim beside this executable. A shim asked for but missing is an
+// error; one not found by the default lookup means running without it.
+func findShim(flagValue string) (string, error) {
+	if flagValue == "none" {
+		return "", nil
+	}
+	explicit := flagValue
+	if explicit == "" {
+		explicit = os.Getenv("PODJAIL_SHIM")
+	}
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("shim %s: not a file (build it with make build; --shim none runs without it)", abs)
+		}
+		return abs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	beside := filepath.Join(filepath.Dir(exe), "podjail-shim")
+	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+		return beside, nil
+	}
+	return "", nil
 }
 
 // isBadInput tells the caller's mistakes (exit 2) from failures of podjail
@@ -105,7 +160,7 @@ func isBadInput(err error) bool {
 	return errors.As(err, &reqErr) || errors.As(err, &imgErr)
 }
 
-func printRunReport(w io.Writer, r plugin.RunResult) {
+func printRunReport(w io.Writer, r plugin.RunResult, verbose bool) {
 	switch {
 	case r.Killed != "":
 		fmt.Fprintf(w, "killed: %s\n", r.Killed)
@@ -115,6 +170,27 @@ func printRunReport(w io.Writer, r plugin.RunResult) {
 		fmt.Fprintf(w, "exited with code %d\n", r.ExitCode)
 	}
 	fmt.Fprintf(w, "output: %d bytes (limit %d)\n", r.OutputBytes, r.OutputLimit)
+	m := r.Measure
+	fmt.Fprintf(w, "time: %.3f s (%s)\n", m.Time.Seconds(), m.TimeFrom)
+	fmt.Fprintf(w, "peak memory: %s (%s)\n", mib(m.Peak), m.PeakFrom)
+	fmt.Fprintf(w, "memory limit exceeded: %t (%s)\n", m.MemoryExceeded, m.MemoryFrom)
 	fmt.Fprintf(w, "wall: %.3f s\n", r.Wall.Seconds())
+	if verbose {
+		fmt.Fprintf(w, "container cpu: %s, own cost: %s, peak: %s\n", seconds(m.ContainerCPU), seconds(m.ContainerCost), mib(m.ContainerPeak))
+	}
 	fmt.Fprintf(w, "container: %s (removed)\n", r.Container)
+}
+
+func mib(b int64) string {
+	if b < 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f MiB", float64(b)/(1<<20))
+}
+
+func seconds(d time.Duration) string {
+	if d < 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.3f s", d.Seconds())
 }

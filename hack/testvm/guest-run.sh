@@ -104,7 +104,19 @@ else
 	log "no progs/: $test_image not made"
 fi
 
-# --- the tests, each first as root, then as tester
+# --- a second rootful Podman service on the cgroupfs manager, for the cgroupfs driver
+cgroupfs_sock=/run/podjail-cgroupfs.sock
+podman --cgroup-manager=cgroupfs system service --time=0 "unix://$cgroupfs_sock" >"$out/podman-cgroupfs.log" 2>&1 &
+t0=$SECONDS
+until ping_ok "$cgroupfs_sock"; do
+	[ $((SECONDS - t0)) -lt 60 ] || break
+	sleep 1
+done
+# Only the tests of measurement and cleanup run there: the rest does not
+# depend on the cgroup manager.
+cgroupfs_flags=(-test.run='Measure|Sweep|Interrupt' -test.bench=Measure)
+
+# --- the tests: as root (systemd manager), as root on the cgroupfs manager, as tester
 flags=(-test.v -test.count=1 -test.timeout=30m)
 if [ -s "$payload/testflags" ]; then
 	read -r -a extra <"$payload/testflags"
@@ -114,7 +126,7 @@ rc=0 ran=0
 for bin in "$payload"/tests/*.test; do
 	[ -f "$bin" ] || continue
 	name=$(basename "$bin" .test)
-	for mode in root rootless; do
+	for mode in root cgroupfs rootless; do
 		work=/var/tmp/work/$mode/$name
 		mkdir -p "$work"
 		logf=$out/$name.$mode.log
@@ -122,6 +134,9 @@ for bin in "$payload"/tests/*.test; do
 		t=$SECONDS
 		if [ $mode = root ]; then
 			(cd "$work" && env HOME=/root "${test_env[@]}" "$bin" "${flags[@]}") >"$logf" 2>&1
+		elif [ $mode = cgroupfs ]; then
+			(cd "$work" && env HOME=/root CONTAINER_HOST="unix://$cgroupfs_sock" "${test_env[@]}" \
+				"$bin" "${flags[@]}" "${cgroupfs_flags[@]}") >"$logf" 2>&1
 		else
 			chown "$user:$user" "$work"
 			(cd "$work" && as-tester "${test_env[@]}" "$bin" "${flags[@]}") >"$logf" 2>&1

@@ -9,6 +9,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/podjail/podjail/bindings"
@@ -24,6 +25,11 @@ type Env struct {
 	Client *bindings.Client
 	// Rootless says the test runs as an unprivileged user.
 	Rootless bool
+	// Progs is the host directory holding the test image's programs, to
+	// run them outside a container too.
+	Progs string
+	// CgroupManager is what the Podman service uses: systemd or cgroupfs.
+	CgroupManager string
 }
 
 // Required reports whether this run must have a Podman host.
@@ -47,11 +53,19 @@ func Podman(t testing.TB) Env {
 	if _, err := exec.LookPath(env.Podjail); err != nil {
 		t.Fatalf("podjail binary: %v", err)
 	}
-	d := bindings.Discovery{XDGRuntimeDir: os.Getenv("XDG_RUNTIME_DIR"), UID: os.Geteuid()}
+	if p := os.Getenv("PODJAIL_PAYLOAD"); p != "" {
+		env.Progs = filepath.Join(p, "progs")
+	}
+	d := bindings.Discovery{ContainerHost: os.Getenv("CONTAINER_HOST"), XDGRuntimeDir: os.Getenv("XDG_RUNTIME_DIR"), UID: os.Geteuid()}
 	c, err := bindings.Connect(context.Background(), d.URL(), env.Rootless)
 	if err != nil {
 		t.Fatalf("Podman service: %v", err)
 	}
 	env.Client = c
+	host, err := c.Host(context.Background())
+	if err != nil {
+		t.Fatalf("Podman service: %v", err)
+	}
+	env.CgroupManager = host.CgroupManager
 	return env
 }

@@ -1,0 +1,184 @@
+// Package systemd is the systemd driver: each run's parent is a transient
+// slice the runner starts over D-Bus and stops after reading it, so
+// systemd, which owns the cgroup tree, never keeps a slice of a finished
+// run. D-Bus is used only to start, stop and list units; the counters are
+// read from the cgroup files and anything systemd leaves is removed like
+// the cgroupfs driver does.
+package systemd
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	sd "github.com/coreos/go-systemd/v22/dbus"
+	"github.com/godbus/dbus/v5"
+
+	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/cgroupdrv/fs"
+)
+
+// JobTimeout bounds the wait for a start or stop job. systemd runs them in
+// milliseconds; a minute means the manager is stuck.
+const JobTimeout = time.Minute
+
+// Driver makes parents as transient slices.
+type Driver struct {
+	// Bus is the connection to the manager that owns the slices. Required.
+	Bus *Bus
+	// Root is the cgroup v2 mount. Zero value: cgroupdrv.DefaultRoot.
+	Root string
+}
+
+var _ cgroupdrv.Driver = (*Driver)(nil)
+
+// Name implements cgroupdrv.Driver.
+func (*Driver) Name() string { return "systemd" }
+
+func (d *Driver) root() string {
+	if d.Root == "" {
+		return cgroupdrv.DefaultRoot
+	}
+	return d.Root
+}
+
+// unit is the slice for id. id has no dash (CheckID), so the slice sits
+// directly under the manager's root slice and systemd makes no parent
+// slices for it.
+func unit(id string) string { return id + ".slice" }
+
+// Create implements cgroupdrv.Driver.
+func (d *Driver) Create(ctx context.Context, id string) (cgroupdrv.Parent, error) {
+	if err := cgroupdrv.CheckID(id); err != nil {
+		return cgroupdrv.Parent{}, err
+	}
+	name := unit(id)
+	p := cgroupdrv.Parent{ID: id, CgroupParent: name}
+	props := []sd.Property{
+		sd.PropDescription("podjail run parent"),
+		{Name: "CPUAccounting", Value: dbus.MakeVariant(true)},
+		{Name: "MemoryAccounting", Value: dbus.MakeVariant(true)},
+		{Name: "TasksAccounting", Value: dbus.MakeVariant(true)},
+	}
+	err := d.job(ctx, "start "+name, func(c *sd.Conn, ch chan<- string) error {
+		_, err := c.StartTransientUnitContext(ctx, name, "fail", props, ch)
+		return err
+	})
+	if err != nil {
+		return p, err
+	}
+	cg, err := d.controlGroup(ctx, name)
+	if err != nil {
+		_ = d.Destroy(context.WithoutCancel(ctx), p)
+		return p, err
+	}
+	p.Path = filepath.Join(d.root(), cg)
+	return p, nil
+}
+
+// controlGroup asks systemd where the slice's cgroup is.
+func (d *Driver) controlGroup(ctx context.Context, name string) (string, error) {
+	var cg string
+	err := d.Bus.Do(ctx, func(c *sd.Conn) error {
+		prop, err := c.GetUnitTypePropertyContext(ctx, name, "Slice", "ControlGroup")
+		if err != nil {
+			return err
+		}
+		cg, _ = prop.Value.Value().(string)
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("cgroup of %s: %w", name, err)
+	}
+	if cg == "" {
+		return "", fmt.Errorf("cgroup of %s: systemd reports none", name)
+	}
+	return cg, nil
+}
+
+// Destroy implements cgroupdrv.Driver: it stops the slice (systemd kills
+// and removes what is inside), clears a failed state so the unit is
+// unloaded, and removes what is left of the directory.
+func (d *Driver) Destroy(ctx context.Context, p cgroupdrv.Parent) error {
+	if err := cgroupdrv.CheckID(p.ID); err != nil {
+		return err
+	}
+	name := unit(p.ID)
+	err := d.job(ctx, "stop "+name, func(c *sd.Conn, ch chan<- string) error {
+		_, err := c.StopUnitContext(ctx, name, "replace", ch)
+		if isNoSuchUnit(err) {
+			ch <- "done"
+			return nil
+		}
+		return err
+	})
+	_ = d.Bus.Do(ctx, func(c *sd.Conn) error { return c.ResetFailedUnitContext(ctx, name) })
+	if p.Path != "" {
+		if rerr := fs.Remove(ctx, p.Path); rerr != nil && err == nil {
+			err = rerr
+		}
+	}
+	return err
+}
+
+// List implements cgroupdrv.Driver.
+func (d *Driver) List(ctx context.Context) ([]cgroupdrv.Parent, error) {
+	var units []sd.UnitStatus
+	err := d.Bus.Do(ctx, func(c *sd.Conn) error {
+		var err error
+		units, err = c.ListUnitsByPatternsContext(ctx, nil, []string{cgroupdrv.Prefix + "*.slice"})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list slices: %w", err)
+	}
+	var out []cgroupdrv.Parent
+	for _, u := range units {
+		id := strings.TrimSuffix(u.Name, ".slice")
+		if cgroupdrv.CheckID(id) != nil {
+			continue
+		}
+		p := cgroupdrv.Parent{ID: id, CgroupParent: u.Name}
+		if cg, err := d.controlGroup(ctx, u.Name); err == nil {
+			p.Path = filepath.Join(d.root(), cg)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// job runs one systemd job and waits, at most JobTimeout, for its result.
+func (d *Driver) job(ctx context.Context, what string, start func(*sd.Conn, chan<- string) error) error {
+	ch := make(chan string, 1)
+	if err := d.Bus.Do(ctx, func(c *sd.Conn) error { return start(c, ch) }); err != nil {
+		return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, err)
+	}
+	t := time.NewTimer(JobTimeout)
+	defer t.Stop()
+	select {
+	case res := <-ch:
+		if res != "done" {
+			return fmt.Errorf("%w: %s: job result %q", cgroupdrv.ErrJob, what, res)
+		}
+		return nil
+	case <-t.C:
+		return fmt.Errorf("%w: %s: no result after %s", cgroupdrv.ErrJob, what, JobTimeout)
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, ctx.Err())
+	}
+}
+
+func isNoSuchUnit(err error) bool {
+	var de dbus.Error
+	if err == nil {
+		return false
+	}
+	if e, ok := err.(dbus.Error); ok {
+		de = e
+	} else {
+		return strings.Contains(err.Error(), "not loaded")
+	}
+	return de.Name == "org.freedesktop.systemd1.NoSuchUnit" || strings.Contains(de.Error(), "not loaded")
+}
