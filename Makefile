@@ -36,6 +36,7 @@ vm-payload: build
 	cp $(OUT)/bin/podjail $(OUT)/bin/podjail-shim $(PAYLOAD)/bin/
 	$(GO) test -c -o $(PAYLOAD)/tests/podjail.test ./cmd/podjail
 	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
+	mkdir -p $(PAYLOAD)/judge && cp -r examples/problems $(PAYLOAD)/judge/problems && cp -r cmd/podjail/testdata/judge $(PAYLOAD)/judge/src
 	for p in tprog trivial; do \
 		$(CC) -static -O2 -Wall -o $(PAYLOAD)/progs/$$p cmd/podjail/testdata/progs/$$p.c || exit 1; done
 	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-5x}" > $(PAYLOAD)/testflags

@@ -38,6 +38,10 @@ type Runtime interface {
 	ListByLabel(ctx context.Context, key string) ([]Container, error)
 	// Host describes the service's host.
 	Host(ctx context.Context) (HostInfo, error)
+	// CopyIn extracts the tar stream into dir of a created container.
+	CopyIn(ctx context.Context, id, dir string, tar io.Reader) error
+	// CopyOut writes path of a container, as a tar stream, to w.
+	CopyOut(ctx context.Context, id, path string, w io.Writer) error
 }
 
 // State is what inspect tells of a container.
@@ -222,4 +226,20 @@ func (c *Client) Host(ctx context.Context) (HostInfo, error) {
 		Rootless:      h.Security.Rootless,
 		SELinux:       h.Security.SELinuxEnabled,
 	}, nil
+}
+
+func (c *Client) CopyIn(ctx context.Context, id, dir string, tar io.Reader) error {
+	copyFn, err := containers.CopyFromArchive(c.call(ctx), id, dir, tar)
+	if err != nil {
+		return typed("copy into", id, err)
+	}
+	return typed("copy into", id, copyFn())
+}
+
+func (c *Client) CopyOut(ctx context.Context, id, path string, w io.Writer) error {
+	copyFn, err := containers.CopyToArchive(c.call(ctx), id, path, w)
+	if err != nil {
+		return typed("copy out of", id, err)
+	}
+	return typed("copy out of", id, copyFn())
 }

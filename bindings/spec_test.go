@@ -105,6 +105,9 @@ func TestSpecLowersTheShimRun(t *testing.T) {
 	if !slices.Equal(g.Unmask, []string{"/sys/fs/cgroup"}) || g.CgroupNS.NSMode != specgen.Private {
 		t.Errorf("unmask %v, cgroupns %v: the shim needs a private, writable cgroup namespace", g.Unmask, g.CgroupNS)
 	}
+	if g.CgroupsMode != "no-conmon" {
+		t.Errorf("cgroups mode %q: conmon must not be charged to the run", g.CgroupsMode)
+	}
 	if g.CgroupParent != "podjail_1_2_ab.slice" || g.Env["PODJAIL_NONCE"] != "abc" {
 		t.Errorf("cgroup parent %q, env %v", g.CgroupParent, g.Env)
 	}

@@ -18,11 +18,12 @@ const stopGrace = 5 * time.Second
 
 // attachAndWait attaches before starting (with log driver none nothing is
 // kept for later), starts, and waits for the container to stop.
-func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, stderr io.Writer, req RunRequest, res *RunResult) error {
-	killed := make(chan string, 1)
-	stop := func(reason string) {
+func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, stderr io.Writer, parentDir string, req RunRequest, res *RunResult) error {
+	type stopReason struct{ reason, note string }
+	killed := make(chan stopReason, 1)
+	stop := func(reason, note string) {
 		select {
-		case killed <- reason:
+		case killed <- stopReason{reason, note}:
 		default:
 			return // already stopping
 		}
@@ -32,7 +33,7 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, s
 	var stopping sync.WaitGroup
 	defer stopping.Wait()
 	out := &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() {
-		stopping.Go(func() { stop(KilledOutputLimit) })
+		stopping.Go(func() { stop(KilledOutputLimit, fmt.Sprintf("more than %d bytes of output", req.OutputLimit)) })
 	}}
 
 	attachCtx, stopAttach := context.WithCancel(ctx)
@@ -58,11 +59,30 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, s
 	}
 	r.log().Debug("container started", "name", res.Container, "id", id)
 	if req.WallLimit > 0 {
-		t := time.AfterFunc(req.WallLimit, func() { stop(KilledWallLimit) })
+		t := time.AfterFunc(req.WallLimit, func() {
+			stop(KilledWallLimit, fmt.Sprintf("%s of elapsed time (absolute cap)", req.WallLimit))
+		})
 		defer t.Stop()
+	}
+	running, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	if req.Stop != nil {
+		stopping.Go(func() {
+			select {
+			case <-req.Stop:
+				stop(req.StopReason, "")
+			case <-running.Done():
+			}
+		})
+	}
+	if parentDir != "" && (req.CPULimit > 0 || req.IdleLimit > 0) {
+		w := deadlines{dir: parentDir, cpu: req.CPULimit, idle: req.IdleLimit}
+		stopping.Go(func() { w.watch(running, stop) })
 	}
 	code, err := r.Runtime.Wait(ctx, id)
 	res.Wall = time.Since(start)
+	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall)
+	stopWatching()
 	if err != nil {
 		return err
 	}
@@ -83,9 +103,12 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, s
 
 	var dstErr error
 	res.OutputBytes, _, dstErr = out.result()
+	if first := out.firstByte(); !first.IsZero() {
+		res.FirstOutput = first.Sub(start)
+	}
 	select {
-	case res.Killed = <-killed:
-		res.Signal = "SIGKILL"
+	case k := <-killed:
+		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
 	default:
 		if code > 128 && code < 128+65 {
 			res.Signal = unix.SignalName(unix.Signal(code - 128))

@@ -3,6 +3,7 @@ package plugin
 import (
 	"io"
 	"sync"
+	"time"
 )
 
 // cappedWriter passes through the first limit bytes written to it, counts
@@ -19,11 +20,15 @@ type cappedWriter struct {
 	n      int64 // bytes offered
 	over   bool
 	dstErr error
+	first  time.Time // when the first byte came
 }
 
 func (w *cappedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.first.IsZero() && len(p) > 0 {
+		w.first = time.Now()
+	}
 	room := max(w.limit-w.n, 0)
 	w.n += int64(len(p))
 	keep := p[:min(int64(len(p)), room)]
@@ -44,4 +49,11 @@ func (w *cappedWriter) result() (int64, bool, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.n, w.over, w.dstErr
+}
+
+// firstByte is when the first byte came; zero if none did.
+func (w *cappedWriter) firstByte() time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.first
 }

@@ -58,9 +58,34 @@ type RunRequest struct {
 	Pids int64
 	// CPUs is the CPU quota in cores. Zero value: DefaultCPUs.
 	CPUs float64
-	// WallLimit kills the container after this much elapsed time. Zero
-	// value: no limit.
+	// WallLimit stops the run after this much elapsed time. Zero value:
+	// no limit.
 	WallLimit time.Duration
+	// CPULimit stops the run once its parent cgroup has used this much
+	// processor time (read on the host every watchInterval). Zero value:
+	// no limit. Needs a Runner with Cgroups.
+	CPULimit time.Duration
+	// IdleLimit stops the run after this much elapsed time in which its
+	// processor time did not grow while cpu.pressure shows it was not
+	// waiting for a processor either. Zero value: no limit. Needs Cgroups.
+	IdleLimit time.Duration
+	// Stop, once closed, stops the run with StopReason (a comparator's
+	// first difference). Zero value: never.
+	Stop       <-chan struct{}
+	StopReason string
+
+	// Writable, WorkDir and Binds are passed to the container spec (see
+	// bindings.Spec). Zero values: read-only root, the image's working
+	// directory, no extra mounts.
+	Writable bool
+	WorkDir  string
+	Binds    []bindings.Bind
+	// Prepare runs after the container is created, before it starts
+	// (the build step copies the sources in). Zero value: nothing.
+	Prepare func(ctx context.Context, rt bindings.Runtime, id string) error
+	// Collect runs after the container stopped, before it is removed (the
+	// build step copies the artefacts out). Zero value: nothing.
+	Collect func(ctx context.Context, rt bindings.Runtime, id string) error
 }
 
 // RunResult says how the program ended. It is a value, not an error: a
@@ -75,8 +100,10 @@ type RunResult struct {
 	// Signal names the signal that ended the program ("SIGKILL"), when
 	// podjail killed it or the exit code says so. Empty otherwise.
 	Signal string `json:"signal,omitempty"`
-	// Killed says podjail killed the container, and why.
-	Killed string `json:"killed,omitempty"`
+	// Killed says podjail stopped the run, and why (one of the Killed*
+	// reasons or the request's StopReason); KilledNote gives the figures.
+	Killed     string `json:"killed,omitempty"`
+	KilledNote string `json:"killed_note,omitempty"`
 	// OutputBytes is how many stdout bytes the program wrote (counted past
 	// the cap until it was stopped).
 	OutputBytes int64 `json:"output_bytes"`
@@ -85,6 +112,9 @@ type RunResult struct {
 	// container was OOM-killed. Informational only.
 	OOMKilledFlag bool          `json:"podman_oom_killed"`
 	Wall          time.Duration `json:"wall_ns"`
+	// FirstOutput is when the first byte of stdout came, from the start;
+	// zero if none came.
+	FirstOutput time.Duration `json:"first_output_ns"`
 	// ContainerExitCode is the container's own exit code (the shim's
 	// under the shim).
 	ContainerExitCode int32 `json:"container_exit_code"`
@@ -102,6 +132,8 @@ type RunResult struct {
 const (
 	KilledOutputLimit = "output limit exceeded"
 	KilledWallLimit   = "wall time limit exceeded"
+	KilledCPULimit    = "processor time limit exceeded"
+	KilledIdle        = "no progress"
 )
 
 // RequestError says a request cannot be run as given; nothing was created.
@@ -123,7 +155,7 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", errors.New("no program given")}
 	case !filepath.IsAbs(r.Command[0]):
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
-	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0:
+	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
 	if r.InputFile != "" {
@@ -241,6 +273,7 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		}
 		parent = &p
 		defer r.destroy(ctx, p)
+		r.log().Debug("parent cgroup made", "parent", p.CgroupParent)
 		spec.CgroupParent = p.CgroupParent
 	}
 
@@ -249,11 +282,26 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		return res, err
 	}
 	res.ContainerID = id
+	r.log().Debug("container created", "name", res.Container)
+	if req.Prepare != nil {
+		if err := req.Prepare(ctx, r.Runtime, id); err != nil {
+			r.remove(ctx, id)
+			return res, err
+		}
+	}
 	stderr := &tailBuffer{keep: stderrKeep}
-	err = r.attachAndWait(ctx, id, stdin, stderr, req, &res)
+	var parentDir string
+	if parent != nil {
+		parentDir = parent.Path
+	}
+	err = r.attachAndWait(ctx, id, stdin, stderr, parentDir, req, &res)
+	if err == nil && req.Collect != nil {
+		err = req.Collect(ctx, r.Runtime, id)
+	}
 	// Removed before the parent is read, so nothing of the container is
 	// still running and charging it.
 	r.remove(ctx, id)
+	r.log().Debug("container removed", "name", res.Container)
 	if err != nil {
 		return res, err
 	}
@@ -273,6 +321,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		Pids:        req.Pids,
 		CPUs:        req.CPUs,
 		InputFile:   req.InputFile,
+		Binds:       req.Binds,
+		Writable:    req.Writable,
+		WorkDir:     req.WorkDir,
 	}
 	if r.Shim == "" {
 		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {
@@ -347,7 +398,9 @@ func (r *Runner) destroy(ctx context.Context, p cgroupdrv.Parent) {
 	defer cancel()
 	if err := r.Cgroups.Destroy(cctx, p); err != nil {
 		r.log().Error("parent cgroup not removed", "parent", p.CgroupParent, "error", err)
+		return
 	}
+	r.log().Debug("parent cgroup removed", "parent", p.CgroupParent)
 }
 
 func randomHex(n int) string {

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -20,6 +21,8 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
+	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/policy"
@@ -340,6 +343,18 @@ func TestRunSweepsContainersOfDeadInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = env.Client.Remove(ctx, id) })
+
+	// And a per-run parent cgroup of that dead instance.
+	driver, err := cgmanager.New(env.CgroupManager, env.Rootless)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := driver.Create(ctx, fmt.Sprintf("%s%d_%d_dead", cgroupdrv.Prefix, dead.PID, dead.Start))
+	if err != nil {
+		t.Fatalf("make a parent as a dead runner would have: %v", err)
+	}
+	t.Cleanup(func() { _ = driver.Destroy(ctx, p) })
+	t.Logf("dead runner's parent: %s at %s", p.CgroupParent, p.Path)
 	runJSON(t, env, nil, "exit", "0") // its cleanup asserts nothing is left
 }
 

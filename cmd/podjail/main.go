@@ -1,7 +1,9 @@
 // Command podjail judges untrusted code in Podman containers.
 //
 // Exit codes: 0 the command did its work (for run: the program ran, however
-// it ended); 1 a failure of podjail or the host; 2 bad usage or input.
+// it ended; for judge: the submission was accepted); 1 a failure of podjail
+// or the host (for judge also IE and CF); 2 bad usage or input; 3 (judge)
+// the submission was judged and not accepted.
 package main
 
 import (
@@ -19,6 +21,7 @@ const usage = `usage: podjail COMMAND [flags]
 
 commands:
   run      run one program in one fresh container and report how it ended
+  judge    build a submission and judge it on every test of a problem
   doctor   check that this host can run podjail
 
 Run "podjail COMMAND -h" for a command's flags.
@@ -52,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runCommand(ctx, args[1:], stdout, stderr, log)
+	case "judge":
+		return judgeCommand(ctx, args[1:], stdout, stderr, log)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":

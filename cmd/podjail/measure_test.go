@@ -222,3 +222,19 @@ func benchRun(b *testing.B, env hosttest.Env, argv ...string) plugin.RunResult {
 }
 
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
+
+// TestRunPhasesAreLogged shows where a trivial run's elapsed time goes
+// (hclog's timestamps at debug level).
+func TestRunPhasesAreLogged(t *testing.T) {
+	env := hosttest.Podman(t)
+	t.Setenv("PODJAIL_LOG_LEVEL", "debug")
+	start := time.Now()
+	r := podjail(t, env, "run", "--image", env.Image, "--output", os.DevNull, "--", trivial)
+	t.Logf("trivial run took %v, exit %d:\n%s", time.Since(start), r.code, r.stderr)
+	for _, phase := range []string{"parent cgroup made", "container created", "container started", "container stopped", "container removed", "parent cgroup removed"} {
+		if !strings.Contains(r.stderr, phase) {
+			t.Errorf("no %q in the debug log", phase)
+		}
+	}
+	assertNothingLeft(t, env, "")
+}

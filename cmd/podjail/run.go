@@ -90,13 +90,23 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 }
 
 func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
-	client, err := connect(ctx, url)
+	r, err := newRunner(ctx, url, shimPath, log)
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
+	return r.Run(ctx, req)
+}
+
+// newRunner connects to Podman, picks the cgroup driver it uses, and
+// sweeps what dead podjail instances of this host left.
+func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*plugin.Runner, error) {
+	client, err := connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
 	self, err := plugin.Self()
 	if err != nil {
-		return plugin.RunResult{}, err
+		return nil, err
 	}
 	if swept, err := plugin.Sweep(ctx, client, self); err != nil {
 		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
@@ -105,19 +115,18 @@ func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, l
 	}
 	host, err := client.Host(ctx)
 	if err != nil {
-		return plugin.RunResult{}, err
+		return nil, err
 	}
 	driver, err := cgmanager.New(host.CgroupManager, host.Rootless)
 	if err != nil {
-		return plugin.RunResult{}, err
+		return nil, err
 	}
 	if swept, err := plugin.SweepParents(ctx, driver, self); err != nil {
 		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
 	} else if len(swept) > 0 {
 		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
 	}
-	r := &plugin.Runner{Runtime: client, Self: self, Cgroups: driver, Shim: shimPath, Log: log}
-	return r.Run(ctx, req)
+	return &plugin.Runner{Runtime: client, Self: self, Cgroups: driver, Shim: shimPath, Log: log}, nil
 }
 
 // findShim resolves --shim: a path, "none", or empty for $PODJAIL_SHIM or

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
+)
+
+// exitRejected is podjail judge's exit code for a judged submission that
+// is not accepted (any verdict of the submission's own).
+const exitRejected = 3
+
+func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
+	fs := flag.NewFlagSet("podjail judge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: podjail judge [flags] PROBLEM_DIR SOURCE")
+		fs.PrintDefaults()
+	}
+	url := urlFlag(fs)
+	langName := fs.String("lang", "", "the submission's `language` (default: from SOURCE's extension)")
+	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	stopFirst := fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
+	asJSON := fs.Bool("json", false, "print the judgement as JSON on stdout")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return exitUsage
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "podjail judge: %v\n", err)
+		return code
+	}
+	prob, err := problem.Load(fs.Arg(0))
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	table := lang.Default()
+	if *langFile != "" {
+		if table, err = lang.Load(*langFile); err != nil {
+			return fail(exitUsage, err)
+		}
+	}
+	var l lang.Language
+	if *langName != "" {
+		l, err = table.Lookup(*langName)
+	} else {
+		l, err = table.ForFile(fs.Arg(1))
+	}
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	source, err := os.ReadFile(fs.Arg(1))
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	shimPath, err := findShim(*shimFlag)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if shimPath == "" {
+		return fail(exitUsage, errors.New("judging needs podjail-shim: put it beside podjail or pass --shim"))
+	}
+	runner, err := newRunner(ctx, *url, shimPath, log)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst}
+	progress := newProgress(stderr, isTerminal(stderr))
+	req.Progress = progress.update
+	fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
+	res, err := runner.Judge(ctx, req)
+	progress.done()
+	if err != nil {
+		if isBadInput(err) {
+			return fail(exitUsage, err)
+		}
+		return fail(exitFailure, err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(res)
+	} else {
+		printJudgement(stdout, res)
+	}
+	switch res.Verdict {
+	case plugin.AC:
+		return exitOK
+	case plugin.IE, plugin.CF:
+		return exitFailure
+	}
+	return exitRejected
+}
+
+func printJudgement(w io.Writer, res plugin.JudgeResult) {
+	if res.Build.Output != "" && res.Verdict == plugin.CE {
+		fmt.Fprintf(w, "compiler output:\n%s\n", strings.TrimRight(res.Build.Output, "\n"))
+	}
+	if len(res.Tests) > 0 {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "TEST\tVERDICT\tTIME\tPEAK\tNOTE")
+		for _, t := range res.Tests {
+			fmt.Fprintf(tw, "%s\t%s\t%.3f s\t%s\t%s\n", t.Name, t.Verdict, t.Time.Seconds(), mib(t.Peak), t.Note)
+		}
+		_ = tw.Flush()
+	}
+	fmt.Fprintf(w, "verdict: %s", res.Verdict)
+	if res.Note != "" {
+		fmt.Fprintf(w, " (%s)", res.Note)
+	}
+	fmt.Fprintln(w)
+}
+
+// progress draws "[####----] 3/8 AC" on a terminal, one line per test
+// otherwise.
+type progress struct {
+	w        io.Writer
+	terminal bool
+	drawn    bool
+}
+
+func newProgress(w io.Writer, terminal bool) *progress { return &progress{w: w, terminal: terminal} }
+
+func (p *progress) update(done, total int, t plugin.TestResult) {
+	if !p.terminal {
+		fmt.Fprintf(p.w, "test %d/%d %s: %s %.3f s\n", done, total, t.Name, t.Verdict, t.Time.Seconds())
+		return
+	}
+	const width = 30
+	filled := width * done / total
+	fmt.Fprintf(p.w, "\r[%s%s] %d/%d %s %-3s", strings.Repeat("#", filled), strings.Repeat("-", width-filled), done, total, t.Name, t.Verdict)
+	p.drawn = true
+}
+
+func (p *progress) done() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

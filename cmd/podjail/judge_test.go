@@ -1,0 +1,216 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin"
+)
+
+// judgeFiles is where the payload holds examples/problems (judge/problems)
+// and the programs below (judge/src), outside the VM the repository.
+func judgeFiles(t *testing.T, env hosttest.Env) (problems, src string) {
+	t.Helper()
+	if p := os.Getenv("PODJAIL_PAYLOAD"); p != "" {
+		return filepath.Join(p, "judge", "problems"), filepath.Join(p, "judge", "src")
+	}
+	return filepath.Join("..", "..", "examples", "problems"), filepath.Join("testdata", "judge")
+}
+
+// judgeJSON runs `podjail judge --json` and returns the judgement and the
+// exit code.
+func judgeJSON(t *testing.T, env hosttest.Env, args ...string) (plugin.JudgeResult, int) {
+	t.Helper()
+	r := podjail(t, env, append([]string{"judge", "--json"}, args...)...)
+	t.Logf("podjail judge %v: exit %d\n%s", args, r.code, r.stderr)
+	var res plugin.JudgeResult
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("judgement is not JSON (exit %d): %v\nstdout: %s\nstderr: %s", r.code, err, r.stdout, r.stderr)
+	}
+	for _, tr := range res.Tests {
+		t.Logf("  test %s: %s %.3f s %d B (%s) wall %v first output %v", tr.Name, tr.Verdict, tr.Time.Seconds(), tr.Peak, tr.Note, tr.Run.Wall, tr.Run.FirstOutput)
+	}
+	t.Cleanup(func() { assertNothingLeft(t, env, "") })
+	return res, r.code
+}
+
+// writeProblem makes a one-test plain A+B problem with small limits.
+func writeProblem(t *testing.T, extra string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"problem.yaml": "name: tiny\ntime_limit: 0.5\nmemory_limit: 64M\noutput_limit: 1M\n" + extra,
+		"tests/1.in":   "19 23\n",
+		"tests/1.ans":  "42\n",
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The rootless Podman service and user 65534 in the container read it.
+	for _, d := range []string{dir, filepath.Join(dir, "tests")} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestJudgeExampleAPlusB(t *testing.T) {
+	env := hosttest.Podman(t)
+	problems, _ := judgeFiles(t, env)
+	dir := filepath.Join(problems, "aplusb")
+	for _, c := range []struct {
+		solution string
+		want     plugin.Verdict
+		code     int
+	}{
+		{"accepted.c", plugin.AC, exitOK},
+		{"accepted.py", plugin.AC, exitOK},
+		{"wrong.c", plugin.WA, exitRejected},
+		{"pe.c", plugin.PE, exitRejected},
+	} {
+		t.Run(c.solution, func(t *testing.T) {
+			res, code := judgeJSON(t, env, dir, filepath.Join(dir, "solutions", c.solution))
+			if res.Verdict != c.want || code != c.code {
+				t.Fatalf("verdict %s (%s), exit %d; want %s, exit %d", res.Verdict, res.Note, code, c.want, c.code)
+			}
+			if c.want == plugin.AC && len(res.Tests) != 4 {
+				t.Errorf("%d tests judged, want 4", len(res.Tests))
+			}
+		})
+	}
+}
+
+// TestJudgeVerdicts reaches each verdict with a real program.
+func TestJudgeVerdicts(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	plain := writeProblem(t, "")
+	cases := []struct {
+		source string
+		want   plugin.Verdict
+		note   string
+	}{
+		{"aplusb.c", plugin.AC, ""},
+		{"wrong_then_flood.c", plugin.WA, `expected "42"`},
+		{"spin.c", plugin.TLE, "processor ceiling"},
+		{"sleep.c", plugin.TLE, "no progress"},
+		{"tick.c", plugin.TLE, "absolute cap"},
+		{"hog.c", plugin.MLE, "memory.events"},
+		{"flood.c", plugin.OLE, "output"},
+		{"exit3.c", plugin.RTE, "exit code 3"},
+		{"segv.c", plugin.RTE, "SIGSEGV"},
+		{"syntax.c", plugin.CE, "exited with code"},
+	}
+	for _, c := range cases {
+		t.Run(c.source, func(t *testing.T) {
+			start := time.Now()
+			res, code := judgeJSON(t, env, plain, filepath.Join(src, c.source))
+			t.Logf("%s: %s (%s) in %v", c.source, res.Verdict, res.Note, time.Since(start))
+			if res.Verdict != c.want || !strings.Contains(res.Note, c.note) {
+				t.Fatalf("verdict %s (%s); want %s with %q", res.Verdict, res.Note, c.want, c.note)
+			}
+			want := exitRejected
+			if c.want == plugin.AC {
+				want = exitOK
+			}
+			if code != want {
+				t.Errorf("exit %d, want %d", code, want)
+			}
+			if c.want == plugin.CE && !strings.Contains(res.Build.Output, "error") {
+				t.Errorf("CE without the compiler's message: %q", res.Build.Output)
+			}
+			if c.want == plugin.WA {
+				run := res.Tests[0].Run
+				if stopIn := run.Wall - run.FirstOutput; run.FirstOutput == 0 || stopIn > time.Second || run.OutputBytes > 256<<20 {
+					t.Errorf("wrong answer not stopped early: first output at %v, stopped %v later, %d bytes", run.FirstOutput, stopIn, run.OutputBytes)
+				}
+			}
+		})
+	}
+}
+
+func TestJudgeCheckerVerdicts(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	for _, c := range []struct {
+		checker string
+		want    plugin.Verdict
+		code    int
+	}{
+		{"checker_partial.c", plugin.PA, exitRejected},
+		{"checker_crash.c", plugin.CF, exitFailure},
+		{"checker_loop.c", plugin.CF, exitFailure},
+	} {
+		t.Run(c.checker, func(t *testing.T) {
+			dir := writeProblem(t, "checker: checker/check.c\n")
+			data, err := os.ReadFile(filepath.Join(src, c.checker))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "checker"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "checker", "check.c"), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, code := judgeJSON(t, env, dir, filepath.Join(src, "aplusb.c"))
+			if res.Verdict != c.want || code != c.code {
+				t.Fatalf("verdict %s (%s), exit %d; want %s, exit %d", res.Verdict, res.Note, code, c.want, c.code)
+			}
+		})
+	}
+}
+
+// A run that never starts (the language's program is not in its image) is
+// IE, not the submission's fault.
+func TestJudgeRunThatNeverStartsIsIE(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	langs := filepath.Join(t.TempDir(), "languages.yaml")
+	broken := "c11:\n  run: [/nonexistent/main]\n"
+	if err := os.WriteFile(langs, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, code := judgeJSON(t, env, "--languages", langs, writeProblem(t, ""), filepath.Join(src, "aplusb.c"))
+	if res.Verdict != plugin.IE || code != exitFailure {
+		t.Fatalf("verdict %s (%s), exit %d; want IE, exit %d", res.Verdict, res.Note, code, exitFailure)
+	}
+}
+
+func TestJudgeBadInput(t *testing.T) {
+	env := hosttest.Podman(t)
+	problems, src := judgeFiles(t, env)
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, "problem.yaml"), []byte("name: x\ntime_limit: abc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		args     []string
+		contains string
+	}{
+		{"broken problem", []string{broken, filepath.Join(src, "aplusb.c")}, "time_limit"},
+		{"unknown language", []string{"--lang", "cobol", filepath.Join(problems, "aplusb"), filepath.Join(src, "aplusb.c")}, "unknown language"},
+		{"unknown extension", []string{filepath.Join(problems, "aplusb"), filepath.Join(problems, "aplusb", "problem.yaml")}, "unknown language"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := podjail(t, env, append([]string{"judge"}, c.args...)...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, c.contains) {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q", r.code, r.stderr, exitUsage, c.contains)
+			}
+			assertNothingLeft(t, env, "")
+		})
+	}
+}

@@ -1,0 +1,4 @@
+int main(void) {
+	*(volatile int *)0 = 1;
+	return 0;
+}

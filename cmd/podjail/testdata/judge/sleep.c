@@ -1,0 +1,5 @@
+/* Sleeps for ever: no progress stops it. */
+#include <unistd.h>
+int main(void) {
+	for (;;) pause();
+}

@@ -1,0 +1,5 @@
+# A plus B: accepted.
+import sys
+
+a, b = map(int, sys.stdin.read().split())
+print(a + b)

@@ -1,3 +1,0 @@
-module tprog
-
-go 1.26

@@ -1,0 +1,317 @@
+package plugin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin/compare"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
+)
+
+// Deadlines of one test, from its time limit L (the problem's plus the
+// language's extra time). The processor ceiling and the absolute cap stop
+// a program that would run for ever; no progress stops one that sleeps.
+func cpuCeiling(l time.Duration) time.Duration   { return l + 2*time.Second }
+func idleDeadline(l time.Duration) time.Duration { return 4*l + 4*time.Second }
+func absoluteCap(l time.Duration) time.Duration  { return 5 * (l + 2*time.Second) }
+
+// Checker limits: a checker is trusted to be quick, not to be correct.
+const (
+	checkerTime   = 10 * time.Second
+	checkerMemory = 512 << 20
+	checkerOutput = 64 << 10
+)
+
+// Where a checker finds its files (read-only binds).
+const (
+	checkInput  = "/run/podjail/check/input"
+	checkOutput = "/run/podjail/check/output"
+	checkAnswer = "/run/podjail/check/answer"
+)
+
+// JudgeRequest is one submission to judge against one problem.
+type JudgeRequest struct {
+	// Problem is a loaded problem (problem.Load). Required.
+	Problem *problem.Problem
+	// Lang is the submission's language. Required.
+	Lang lang.Language
+	// Source is the submission's text. Required.
+	Source []byte
+	// Languages builds the checker. Zero value: lang.Default().
+	Languages *lang.Table
+	// StopOnFirstFailure stops after the first test that is not AC.
+	// Zero value: every test runs.
+	StopOnFirstFailure bool
+	// TmpDir holds artefacts and outputs while judging. Zero value:
+	// os.TempDir(). Must be readable by the Podman service.
+	TmpDir string
+	// Progress is called after each test. Zero value: not called.
+	Progress func(done, total int, t TestResult)
+}
+
+// TestResult is the judgement of one test.
+type TestResult struct {
+	Name    string        `json:"name"`
+	Sample  bool          `json:"sample,omitempty"`
+	Verdict Verdict       `json:"verdict"`
+	Note    string        `json:"note,omitempty"`
+	Time    time.Duration `json:"time_ns"`
+	Peak    int64         `json:"peak_bytes"`
+	// Points are a checker's partial points (PA), 0 otherwise.
+	Points float64 `json:"points,omitempty"`
+	// Run is the run the verdict was decided on.
+	Run RunResult `json:"run"`
+}
+
+// JudgeResult is the judgement of a submission: the worst test's verdict,
+// or CE, or IE/CF when something of ours or the problem's failed.
+type JudgeResult struct {
+	Verdict Verdict      `json:"verdict"`
+	Note    string       `json:"note,omitempty"`
+	Build   BuildResult  `json:"build"`
+	Checker *BuildResult `json:"checker_build,omitempty"`
+	Tests   []TestResult `json:"tests"`
+}
+
+// Judge builds the submission and runs it on every test, each in a fresh
+// container. Bad requests are errors; everything that happens to the
+// submission, and failures of ours while judging it (IE), are the result.
+func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, error) {
+	p := req.Problem
+	if p == nil || len(req.Source) == 0 {
+		return JudgeResult{}, &RequestError{"judge", errors.New("a problem and a non-empty source are required")}
+	}
+	if p.Interactive {
+		return JudgeResult{}, &RequestError{"problem", errors.New("interactive problems are not supported yet (issue 4)")}
+	}
+	if err := req.Lang.Validate(); err != nil {
+		return JudgeResult{}, &RequestError{"language", err}
+	}
+	if req.Languages == nil {
+		req.Languages = lang.Default()
+	}
+	if err := r.imagesPresent(ctx, req.Lang.BuildImage, req.Lang.RunImage); err != nil {
+		return JudgeResult{}, err
+	}
+	tmp, err := os.MkdirTemp(req.TmpDir, "podjail-judge-")
+	if err != nil {
+		return JudgeResult{}, err
+	}
+	defer os.RemoveAll(tmp)
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return JudgeResult{}, err
+	}
+
+	var out JudgeResult
+	var chk *checker
+	if p.Checker != nil {
+		chk, err = r.buildChecker(ctx, req, tmp, &out)
+		if err != nil || out.Verdict != "" {
+			return out, err
+		}
+	}
+	out.Build, err = r.Build(ctx, req.Lang, req.Source, tmp)
+	if err != nil {
+		out.Verdict, out.Note = IE, err.Error()
+		return out, nil
+	}
+	if !out.Build.OK {
+		out.Verdict, out.Note = CE, out.Build.Note
+		return out, nil
+	}
+	limit := p.TimeLimit + req.Lang.ExtraTime
+	out.Verdict = AC
+	for i, t := range p.Tests {
+		tr := r.runTest(ctx, req, t, limit, out.Build.Dir, chk, tmp)
+		out.Tests = append(out.Tests, tr)
+		if Worse(tr.Verdict, out.Verdict) {
+			out.Verdict, out.Note = tr.Verdict, "test "+t.Name+": "+tr.Note
+		}
+		if req.Progress != nil {
+			req.Progress(i+1, len(p.Tests), tr)
+		}
+		if ctx.Err() != nil {
+			out.Verdict, out.Note = IE, "judging interrupted: "+ctx.Err().Error()
+			break
+		}
+		if tr.Verdict != AC && (req.StopOnFirstFailure || tr.Verdict == IE || tr.Verdict == CF) {
+			break
+		}
+	}
+	return out, nil
+}
+
+// runTest runs the submission on one test and decides its verdict.
+func (r *Runner) runTest(ctx context.Context, req JudgeRequest, t problem.Test, limit time.Duration, artefacts string, chk *checker, tmp string) TestResult {
+	tr := TestResult{Name: t.Name, Sample: t.Sample}
+	run := RunRequest{
+		Image:       req.Lang.RunImage,
+		Command:     req.Lang.Run,
+		InputFile:   t.Input,
+		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
+		OutputLimit: req.Problem.OutputBytes,
+		MemoryBytes: req.Problem.MemoryBytes,
+		CPUs:        1,
+		CPULimit:    cpuCeiling(limit),
+		IdleLimit:   idleDeadline(limit),
+		WallLimit:   absoluteCap(limit),
+	}
+	o := testOutcome{limit: limit, matched: true}
+	var cmp *compare.Comparator
+	var outPath string
+	if chk == nil {
+		spec, err := compare.Parse(req.Problem.Comparator)
+		if err != nil {
+			tr.Verdict, tr.Note = CF, "comparator: "+err.Error()
+			return tr
+		}
+		ans, err := os.Open(t.Answer)
+		if err != nil {
+			tr.Verdict, tr.Note = CF, "answer: "+err.Error()
+			return tr
+		}
+		defer ans.Close()
+		cmp = compare.New(spec, ans)
+		run.Output, run.Stop, run.StopReason = cmp, cmp.Differs(), StopWrongAnswer
+	} else {
+		outPath = filepath.Join(tmp, "output")
+		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
+		if err != nil {
+			tr.Verdict, tr.Note = IE, err.Error()
+			return tr
+		}
+		defer f.Close()
+		run.Output = f
+	}
+	o.res, o.err = r.Run(ctx, run)
+	if cmp != nil {
+		o.matched, o.diff = cmp.Close()
+	}
+	tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
+	tr.Verdict, tr.Note = decideVerdict(o)
+	if tr.Verdict == AC && chk != nil {
+		tr.Verdict, tr.Note, tr.Points = r.check(ctx, req.Problem, chk, t, outPath)
+	}
+	return tr
+}
+
+// checker is a built checker: its language and artefact directory.
+type checker struct {
+	lang lang.Language
+	dir  string
+}
+
+func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, tmp string, out *JudgeResult) (*checker, error) {
+	l, err := req.Languages.Lookup(req.Problem.Checker.Lang)
+	if err != nil {
+		return nil, &RequestError{"checker", err}
+	}
+	src, err := os.ReadFile(req.Problem.Checker.Source)
+	if err != nil {
+		return nil, &RequestError{"checker", err}
+	}
+	if err := r.imagesPresent(ctx, l.BuildImage, l.RunImage); err != nil {
+		return nil, err
+	}
+	b, err := r.Build(ctx, l, src, tmp)
+	out.Checker = &b
+	switch {
+	case err != nil:
+		out.Verdict, out.Note = IE, "checker build: "+err.Error()
+	case !b.OK:
+		out.Verdict, out.Note = CF, "the checker does not build: "+b.Note+"\n"+b.Output
+	}
+	return &checker{lang: l, dir: b.Dir}, nil
+}
+
+// check runs the checker on a contestant's output. testlib convention for
+// plain problems (checker input output answer; exit 0 AC, 1 WA, 2 PE, 7 PA
+// with "points X" in its output, anything else CF); Kattis output validators
+// for Kattis packages (validator input answer feedback_dir < output; exit
+// 42 AC, 43 WA).
+func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t problem.Test, outPath string) (Verdict, string, float64) {
+	msg := &headBuffer{keep: checkerOutput}
+	run := RunRequest{
+		Image:       c.lang.RunImage,
+		Output:      msg,
+		OutputLimit: 1 << 20,
+		MemoryBytes: checkerMemory,
+		CPULimit:    checkerTime,
+		WallLimit:   3 * checkerTime,
+		Binds: []bindings.Bind{
+			{Source: c.dir, Destination: lang.ArtefactDir},
+			{Source: t.Input, Destination: checkInput},
+			{Source: t.Answer, Destination: checkAnswer},
+		},
+	}
+	cmd := append(append([]string{}, mergeStderr...), c.lang.Run...)
+	if p.Format == problem.FormatKattis {
+		run.Command = append(cmd, checkInput, checkAnswer, "/tmp")
+		run.InputFile = outPath
+	} else {
+		run.Command = append(cmd, checkInput, checkOutput, checkAnswer)
+		run.Binds = append(run.Binds, bindings.Bind{Source: outPath, Destination: checkOutput})
+	}
+	res, err := r.Run(ctx, run)
+	text := firstLine(msg.String())
+	switch {
+	case err != nil:
+		return IE, "checker run: " + err.Error(), 0
+	case res.Killed != "" || res.Measure.MemoryExceeded || res.Signal != "":
+		return CF, fmt.Sprintf("the checker failed: %s%s%s", res.Killed, memoryNote(res.Measure), res.Signal), 0
+	}
+	if p.Format == problem.FormatKattis {
+		switch res.ExitCode {
+		case 42:
+			return AC, text, 0
+		case 43:
+			return WA, text, 0
+		}
+		return CF, fmt.Sprintf("the output validator exited %d: %s", res.ExitCode, text), 0
+	}
+	switch res.ExitCode {
+	case 0:
+		return AC, text, 0
+	case 1:
+		return WA, text, 0
+	case 2:
+		return PE, text, 0
+	case 7:
+		if pts, ok := pointsIn(msg.String()); ok {
+			return PA, text, pts
+		}
+		return CF, "the checker gave partial points without \"points X\": " + text, 0
+	}
+	return CF, fmt.Sprintf("the checker exited %d: %s", res.ExitCode, text), 0
+}
+
+func memoryNote(m Measure) string {
+	if m.MemoryExceeded {
+		return "memory limit"
+	}
+	return ""
+}
+
+// imagesPresent refuses to judge with an image missing: that is the
+// setup's fault, found before anything runs.
+func (r *Runner) imagesPresent(ctx context.Context, images ...string) error {
+	for _, img := range images {
+		if img == "" {
+			continue
+		}
+		ok, err := r.Runtime.ImageExists(ctx, img)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &bindings.ImageMissingError{Image: img}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+// Package lang is podjail's table of programming languages: for each, the
+// images, the commands that build a submission and the command that runs
+// it.
+//
+// A submission is built once and run many times. The runner writes the
+// source to BuildDir/Source in a container of BuildImage, runs Compile
+// there (no network, read-only root but for BuildDir), and copies the
+// Artefacts out; every test then runs Run in a fresh container of RunImage
+// with the artefacts mounted read-only under ArtefactDir. Commands are
+// exec'd directly, without a shell or a PATH search, so every argv[0] is an
+// absolute path. An interpreted language either checks its source in the
+// build step and lists the source as its artefact (python3 does that), or
+// has no Compile at all, in which case the source is the only artefact and
+// no build container runs.
+//
+// Default returns the built-in table (languages.yaml in this package):
+//
+//	c11      C11 (gcc)    .c                    gcc -std=c11 -O2 -pipe -static -s -o main main.c -lm
+//	cpp17    C++17 (g++)  .cpp .cc .cxx .c++    g++ -std=c++17 -O2 -pipe -static -s -o main main.cpp
+//	cpp20    C++20 (g++)  (none)                g++ -std=c++20 -O2 -pipe -static -s -o main main.cpp
+//	python3  Python 3     .py                   check: python3 -S -m py_compile main.py; run: python3 -S main.py
+//
+// Load merges a languages file into it (podjail's --languages flag).
+//
+// # Languages file
+//
+// A YAML mapping from language IDs to their fields. An entry for a built-in
+// ID changes only the fields it sets; an entry for a new ID defines a
+// language and must set everything that Validate asks for; a null entry
+// ("python3: ~") removes a language. IDs, aliases and extensions are
+// matched without regard to case.
+//
+//	name              human name ("C++17 (g++)"); default: the ID
+//	aliases           other names for Lookup: [c++, cpp]
+//	extensions        file extensions for ForFile: [.cpp, .cc]; an
+//	                  extension belongs to one language only
+//	build_image       image of the build container (needed with compile)
+//	run_image         image of the run containers
+//	source            the source's file name in /build: main.cpp
+//	compile           argv run in /build: [/usr/bin/g++, ..., main.cpp];
+//	                  [] or null: no build step
+//	artefacts         files copied out of /build after compile: [main];
+//	                  without compile: [source] or nothing
+//	run               argv of a run; the artefacts are under
+//	                  /run/podjail/artefact: [/run/podjail/artefact/main]
+//	extra_time        added to each problem's time limit, for a fixed
+//	                  start-up cost: 1s, 500ms, or a number of seconds
+//	build_time_limit  default 10s
+//	build_memory      default 512MiB; a number of bytes or with a binary
+//	                  unit: 512M, 512MiB, 1G, 1GiB
+//
+// Lists are YAML lists of words, each one argument; nothing is split on
+// blanks and no shell ever sees them. An example:
+//
+//	# Use a site image for C++17 and give .cpp files to C++20 instead.
+//	cpp17:
+//	  run_image: registry.example.org/judge/gcc:14
+//	  extensions: [.cc, .cxx]
+//	cpp20:
+//	  extensions: [.cpp]
+//
+//	# No Python on this host.
+//	python3: ~
+//
+//	# A new language (Java solutions of a single class Main).
+//	java21:
+//	  name: Java 21
+//	  aliases: [java]
+//	  extensions: [.java]
+//	  build_image: localhost/podjail-java:latest
+//	  run_image: localhost/podjail-java:latest
+//	  source: Main.java
+//	  compile: [/usr/bin/javac, -encoding, UTF-8, Main.java]
+//	  artefacts: [Main.class]
+//	  run: [/usr/bin/java, -Xss64m, -cp, /run/podjail/artefact, Main]
+//	  extra_time: 1s
+//	  build_memory: 1GiB
+//
+// Errors name the file, the line and the field: "langs.yaml: line 12:
+// language "java21": run: argv[0] "java" must be an absolute path ...".
+package lang

@@ -1,0 +1,139 @@
+package problem
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// These tests build the example checker, interactor and solutions with the
+// host's gcc (skipped without it) and check the exit-code conventions the
+// judge relies on: testlib's 0 AC, 1 WA, 2 PE, 3 failure.
+
+func gcc(t *testing.T, src string) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("compiles C programs")
+	}
+	cc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc")
+	}
+	bin := filepath.Join(t.TempDir(), filepath.Base(src)+".bin")
+	out, err := exec.Command(cc, "-O2", "-Wall", "-Wextra", "-Werror", "-o", bin, src).CombinedOutput()
+	if err != nil {
+		t.Fatalf("gcc %s: %v\n%s", src, err, out)
+	}
+	return bin
+}
+
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatal(err)
+	return -1
+}
+
+func TestExampleChecker(t *testing.T) {
+	p, dir := loadExample(t, "aplusb")
+	check := gcc(t, p.Checker.Source)
+	sols := map[string][]string{}
+	for _, name := range []string{"accepted", "wrong", "pe"} {
+		sols[name] = []string{gcc(t, filepath.Join(dir, "solutions", name+".c"))}
+	}
+	if py, err := exec.LookPath("python3"); err == nil {
+		sols["accepted.py"] = []string{py, filepath.Join(dir, "solutions", "accepted.py")}
+	}
+	want := map[string]int{"accepted": 0, "accepted.py": 0, "wrong": 1, "pe": 2}
+	for name, argv := range sols {
+		for _, tc := range p.Tests {
+			in, err := os.Open(tc.Input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			f, err := os.Create(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			run := exec.Command(argv[0], argv[1:]...)
+			run.Stdin, run.Stdout = in, f
+			err = run.Run()
+			in.Close()
+			f.Close()
+			if err != nil {
+				t.Fatalf("%s on %s: %v", name, tc.Name, err)
+			}
+			msg, err := exec.Command(check, tc.Input, out, tc.Answer).CombinedOutput()
+			if code := exitCode(t, err); code != want[name] {
+				t.Errorf("%s on %s: checker exit %d, want %d (%s)", name, tc.Name, code, want[name], msg)
+			}
+		}
+	}
+	msg, err := exec.Command(check, p.Tests[0].Input, filepath.Join(dir, "missing"), p.Tests[0].Answer).CombinedOutput()
+	if code := exitCode(t, err); code != 3 {
+		t.Errorf("missing output: checker exit %d, want 3 (%s)", code, msg)
+	}
+}
+
+// interact runs the interactor on input against the solution argv,
+// connected by two pipes, and returns the interactor's exit code.
+func interact(t *testing.T, interactor, input string, argv ...string) int {
+	t.Helper()
+	toInter, fromSol, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	toSol, fromInter, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol := exec.Command(argv[0], argv[1:]...)
+	sol.Stdin, sol.Stdout = toSol, fromSol
+	in := exec.Command(interactor, input)
+	in.Stdin, in.Stdout = toInter, fromInter
+	if err := sol.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []*os.File{toInter, fromSol, toSol, fromInter} {
+		f.Close()
+	}
+	code := exitCode(t, in.Wait())
+	_ = sol.Wait()
+	return code
+}
+
+func TestExampleInteractor(t *testing.T) {
+	p, dir := loadExample(t, "guess")
+	inter := gcc(t, p.Interactor.Source)
+	sol := gcc(t, filepath.Join(dir, "solutions", "accepted.c"))
+	for _, tc := range p.Tests {
+		if code := interact(t, inter, tc.Input, sol); code != 0 {
+			t.Errorf("accepted on %s: interactor exit %d, want 0", tc.Name, code)
+		}
+	}
+	for name, script := range map[string]string{
+		"always guesses 5": "while echo 5; do read r || exit; done",
+		"not a number":     "echo hello; read r",
+		"out of range":     "echo 0; read r",
+		"gives up":         "echo 500000; read r",
+	} {
+		if code := interact(t, inter, p.Tests[0].Input, "sh", "-c", script); code != 1 {
+			t.Errorf("%s: interactor exit %d, want 1", name, code)
+		}
+	}
+	if code := interact(t, inter, filepath.Join(dir, "missing.in"), "true"); code != 3 {
+		t.Errorf("missing input: interactor exit %d, want 3", code)
+	}
+}

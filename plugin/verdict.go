@@ -1,0 +1,117 @@
+package plugin
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/podjail/podjail/plugin/compare"
+)
+
+// Verdict is the judgement of one test or one job.
+type Verdict string
+
+// Verdicts. IE and CF are never the submission's fault.
+const (
+	AC  Verdict = "AC"  // accepted
+	WA  Verdict = "WA"  // wrong answer
+	PE  Verdict = "PE"  // presentation error (a checker says so)
+	PA  Verdict = "PA"  // partially accepted (a checker gives points)
+	TLE Verdict = "TLE" // time limit exceeded (which deadline in the note)
+	MLE Verdict = "MLE" // memory limit exceeded
+	OLE Verdict = "OLE" // output limit exceeded
+	RTE Verdict = "RTE" // runtime error: non-zero exit code or a signal
+	RFE Verdict = "RFE" // restricted function: a syscall the policy kills
+	CE  Verdict = "CE"  // compilation error
+	IE  Verdict = "IE"  // internal error: the run never started, the runtime or host failed
+	CF  Verdict = "CF"  // checker (or interactor) failed or hit a limit
+)
+
+// severity orders verdicts for a job: the job's verdict is its worst
+// test's. Failures of ours come first (they void the judgement), then the
+// submission's, hardest first: a limit verdict says more than the wrong
+// answer that usually follows it.
+var severity = map[Verdict]int{
+	IE: 11, CF: 10, CE: 9, RFE: 8, MLE: 7, TLE: 6, OLE: 5, RTE: 4, WA: 3, PE: 2, PA: 1, AC: 0,
+}
+
+// Worse reports whether a is a worse verdict than b.
+func Worse(a, b Verdict) bool { return severity[a] > severity[b] }
+
+// StopWrongAnswer is the StopReason of a run stopped at its first
+// difference from the answer.
+const StopWrongAnswer = "wrong answer"
+
+// testOutcome is what a test's verdict is decided from.
+type testOutcome struct {
+	res     RunResult
+	err     error // a failure of the run itself (runtime, shim): IE
+	limit   time.Duration
+	diff    *compare.Diff
+	matched bool // the comparator accepted (ignored when a checker decides)
+}
+
+// decideVerdict applies the rules, in order: a failure of ours is IE; a
+// deadline is TLE unless the program never used processor time (then it
+// never ran: IE); then memory, output, signal and exit code; then the
+// measured time against the limit; then the answer.
+func decideVerdict(o testOutcome) (Verdict, string) {
+	r := o.res
+	m := r.Measure
+	if o.err != nil {
+		var se *ShimError
+		if errors.As(o.err, &se) {
+			return IE, "the shim failed: " + se.Error()
+		}
+		return IE, o.err.Error()
+	}
+	switch r.Killed {
+	case KilledCPULimit, KilledIdle, KilledWallLimit:
+		if m.Time <= 0 {
+			return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s)", r.Killed, r.KilledNote)
+		}
+		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
+	}
+	if m.MemoryExceeded {
+		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
+	}
+	if r.Killed == KilledOutputLimit {
+		return OLE, r.KilledNote
+	}
+	if r.Killed != StopWrongAnswer {
+		if r.Signal != "" {
+			return RTE, "killed by " + r.Signal
+		}
+		if r.ExitCode != 0 {
+			return RTE, fmt.Sprintf("exit code %d", r.ExitCode)
+		}
+	}
+	if m.Time > o.limit {
+		return TLE, fmt.Sprintf("time %.3f s over the limit %.3f s", m.Time.Seconds(), o.limit.Seconds())
+	}
+	if o.diff != nil {
+		return WA, o.diff.String()
+	}
+	if !o.matched {
+		return WA, "output differs"
+	}
+	return AC, ""
+}
+
+func deadlineName(killed string) string {
+	switch killed {
+	case KilledCPULimit:
+		return "processor ceiling"
+	case KilledIdle:
+		return "no progress"
+	default:
+		return "absolute cap"
+	}
+}
+
+func bytesText(b int64) string {
+	if b < 0 {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}

@@ -1,0 +1,52 @@
+package plugin
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/plugin/compare"
+)
+
+func TestDecideVerdict(t *testing.T) {
+	ran := Measure{Time: 300 * time.Millisecond, Peak: 1 << 20}
+	diff := &compare.Diff{Line: 1, Token: 1, Expected: `"42"`, Got: `"41"`, Reason: "token differs"}
+	cases := []struct {
+		name string
+		o    testOutcome
+		want Verdict
+		note string
+	}{
+		{"accepted", testOutcome{res: RunResult{Measure: ran}, limit: time.Second, matched: true}, AC, ""},
+		{"runtime failed", testOutcome{err: errors.New("podman down"), limit: time.Second}, IE, "podman down"},
+		{"shim failed", testOutcome{err: &ShimError{Step: "probe", Err: "uid 0 regained"}, limit: time.Second}, IE, "shim"},
+		{"cpu ceiling", testOutcome{res: RunResult{Killed: KilledCPULimit, KilledNote: "3 s", Measure: Measure{Time: 3 * time.Second}}, limit: time.Second}, TLE, "processor ceiling"},
+		{"no progress", testOutcome{res: RunResult{Killed: KilledIdle, Measure: Measure{Time: time.Millisecond}}, limit: time.Second}, TLE, "no progress"},
+		{"absolute cap", testOutcome{res: RunResult{Killed: KilledWallLimit, Measure: Measure{Time: 2 * time.Second}}, limit: time.Second}, TLE, "absolute cap"},
+		{"deadline, never ran", testOutcome{res: RunResult{Killed: KilledWallLimit}, limit: time.Second}, IE, "never started"},
+		{"mle beats signal", testOutcome{res: RunResult{Signal: "SIGKILL", Measure: Measure{Time: time.Millisecond, MemoryExceeded: true}}, limit: time.Second}, MLE, "memory"},
+		{"sigkill alone is rte", testOutcome{res: RunResult{Signal: "SIGKILL", ExitCode: 137, Measure: ran}, limit: time.Second}, RTE, "SIGKILL"},
+		{"ole", testOutcome{res: RunResult{Killed: KilledOutputLimit, KilledNote: "more than 10 bytes", Signal: "SIGKILL", Measure: ran}, limit: time.Second}, OLE, "more than"},
+		{"segv", testOutcome{res: RunResult{Signal: "SIGSEGV", Measure: ran}, limit: time.Second}, RTE, "SIGSEGV"},
+		{"exit code", testOutcome{res: RunResult{ExitCode: 3, Measure: ran}, limit: time.Second}, RTE, "exit code 3"},
+		{"slow but finished", testOutcome{res: RunResult{Measure: Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},
+		{"stopped at first difference", testOutcome{res: RunResult{Killed: StopWrongAnswer, Signal: "SIGKILL", Measure: ran}, limit: time.Second, diff: diff}, WA, `expected "42"`},
+		{"differs at the end", testOutcome{res: RunResult{Measure: ran}, limit: time.Second, diff: diff}, WA, "line 1"},
+	}
+	for _, c := range cases {
+		v, note := decideVerdict(c.o)
+		if v != c.want || !strings.Contains(note, c.note) {
+			t.Errorf("%s: %s %q, want %s with %q", c.name, v, note, c.want, c.note)
+		}
+	}
+}
+
+func TestWorseOrdersOursFirst(t *testing.T) {
+	order := []Verdict{IE, CF, CE, RFE, MLE, TLE, OLE, RTE, WA, PE, PA, AC}
+	for i := 0; i+1 < len(order); i++ {
+		if !Worse(order[i], order[i+1]) || Worse(order[i+1], order[i]) {
+			t.Errorf("%s must be worse than %s", order[i], order[i+1])
+		}
+	}
+}
