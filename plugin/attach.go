@@ -3,9 +3,9 @@ package plugin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -18,7 +18,7 @@ const stopGrace = 5 * time.Second
 
 // attachAndWait attaches before starting (with log driver none nothing is
 // kept for later), starts, and waits for the container to stop.
-func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, stderr io.Writer, parentDir string, req RunRequest, res *RunResult) error {
+func (r *Runner) attachAndWait(ctx context.Context, id string, in io.Reader, stderr io.Writer, parentDir string, req RunRequest, res *RunResult) error {
 	type stopReason struct{ reason, note string }
 	killed := make(chan stopReason, 1)
 	stop := func(reason, note string) {
@@ -40,10 +40,6 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, s
 	defer stopAttach()
 	ready := make(chan struct{})
 	attached := make(chan error, 1)
-	var in io.Reader
-	if stdin != nil {
-		in = stdin
-	}
 	go func() { attached <- r.Runtime.Attach(attachCtx, id, in, out, stderr, ready) }()
 	select {
 	case <-ready:
@@ -117,7 +113,8 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, stdin *os.File, s
 	if st, err := r.Runtime.Inspect(ctx, id); err == nil {
 		res.OOMKilledFlag = st.OOMKilled
 	}
-	if dstErr != nil {
+	// A closed pipe is the other end of an interactive pair having ended.
+	if dstErr != nil && !errors.Is(dstErr, io.ErrClosedPipe) {
 		return fmt.Errorf("write program output: %w", dstErr)
 	}
 	return nil

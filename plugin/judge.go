@@ -87,9 +87,6 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 	if p == nil || len(req.Source) == 0 {
 		return JudgeResult{}, &RequestError{"judge", errors.New("a problem and a non-empty source are required")}
 	}
-	if p.Interactive {
-		return JudgeResult{}, &RequestError{"problem", errors.New("interactive problems are not supported yet (issue 4)")}
-	}
 	if err := req.Lang.Validate(); err != nil {
 		return JudgeResult{}, &RequestError{"language", err}
 	}
@@ -110,8 +107,8 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 
 	var out JudgeResult
 	var chk *checker
-	if p.Checker != nil {
-		chk, err = r.buildChecker(ctx, req, tmp, &out)
+	if prog := helperProgram(p); prog != nil {
+		chk, err = r.buildChecker(ctx, req, *prog, tmp, &out)
 		if err != nil || out.Verdict != "" {
 			return out, err
 		}
@@ -128,7 +125,12 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 	limit := p.TimeLimit + req.Lang.ExtraTime
 	out.Verdict = AC
 	for i, t := range p.Tests {
-		tr := r.runTest(ctx, req, t, limit, out.Build.Dir, chk, tmp)
+		var tr TestResult
+		if p.Interactive {
+			tr = r.runInteractive(ctx, req, t, limit, out.Build.Dir, chk)
+		} else {
+			tr = r.runTest(ctx, req, t, limit, out.Build.Dir, chk, tmp)
+		}
 		out.Tests = append(out.Tests, tr)
 		if Worse(tr.Verdict, out.Verdict) {
 			out.Verdict, out.Note = tr.Verdict, "test "+t.Name+": "+tr.Note
@@ -207,12 +209,21 @@ type checker struct {
 	dir  string
 }
 
-func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, tmp string, out *JudgeResult) (*checker, error) {
-	l, err := req.Languages.Lookup(req.Problem.Checker.Lang)
+// helperProgram is the problem's checker or interactor, nil if neither.
+func helperProgram(p *problem.Problem) *problem.Program {
+	if p.Interactor != nil {
+		return p.Interactor
+	}
+	return p.Checker
+}
+
+// buildChecker builds the problem's checker or interactor.
+func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog problem.Program, tmp string, out *JudgeResult) (*checker, error) {
+	l, err := req.Languages.Lookup(prog.Lang)
 	if err != nil {
 		return nil, &RequestError{"checker", err}
 	}
-	src, err := os.ReadFile(req.Problem.Checker.Source)
+	src, err := os.ReadFile(prog.Source)
 	if err != nil {
 		return nil, &RequestError{"checker", err}
 	}
@@ -225,7 +236,7 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, tmp string,
 	case err != nil:
 		out.Verdict, out.Note = IE, "checker build: "+err.Error()
 	case !b.OK:
-		out.Verdict, out.Note = CF, "the checker does not build: "+b.Note+"\n"+b.Output
+		out.Verdict, out.Note = CF, "the checker or interactor does not build: "+b.Note+"\n"+b.Output
 	}
 	return &checker{lang: l, dir: b.Dir}, nil
 }

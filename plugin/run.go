@@ -44,8 +44,12 @@ type RunRequest struct {
 	// Command is the program and its arguments. Required.
 	Command []string
 	// InputFile is given to the program as stdin and bind-mounted
-	// read-only at bindings.InputPath. Zero value: empty stdin.
+	// read-only at bindings.InputPath. Zero value: empty stdin (or
+	// StdinStream).
 	InputFile string
+	// StdinStream is streamed to the program's stdin through attach as
+	// it runs (an interactor's output). Zero value: InputFile's content.
+	StdinStream io.Reader
 	// Output receives the program's stdout, up to OutputLimit bytes.
 	// Zero value: discarded (still counted).
 	Output io.Writer
@@ -155,6 +159,8 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", errors.New("no program given")}
 	case !filepath.IsAbs(r.Command[0]):
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
+	case r.InputFile != "" && r.StdinStream != nil:
+		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
 	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
@@ -294,7 +300,11 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if parent != nil {
 		parentDir = parent.Path
 	}
-	err = r.attachAndWait(ctx, id, stdin, stderr, parentDir, req, &res)
+	var in io.Reader = req.StdinStream
+	if stdin != nil {
+		in = stdin
+	}
+	err = r.attachAndWait(ctx, id, in, stderr, parentDir, req, &res)
 	if err == nil && req.Collect != nil {
 		err = req.Collect(ctx, r.Runtime, id)
 	}
@@ -321,6 +331,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		Pids:        req.Pids,
 		CPUs:        req.CPUs,
 		InputFile:   req.InputFile,
+		Stdin:       req.StdinStream != nil,
 		Binds:       req.Binds,
 		Writable:    req.Writable,
 		WorkDir:     req.WorkDir,
@@ -347,7 +358,10 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	cmd := []string{bindings.ShimPath,
 		"--memory", strconv.FormatInt(req.MemoryBytes, 10),
 		"--pids", strconv.FormatInt(req.Pids, 10)}
-	if req.InputFile != "" {
+	switch {
+	case req.StdinStream != nil:
+		cmd = append(cmd, "--stdin", shim.StdinInherit)
+	case req.InputFile != "":
 		cmd = append(cmd, "--stdin", bindings.InputPath)
 	}
 	spec.Command = append(append(cmd, "--"), req.Command...)

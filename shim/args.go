@@ -17,7 +17,7 @@ var DefaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}
 type Config struct {
 	MemoryBytes int64    // memory.max of the program cgroup
 	Pids        int64    // pids.max of the program cgroup
-	Stdin       string   // input file; "" means /dev/null
+	Stdin       string   // input file; "" means /dev/null, StdinInherit the shim's own stdin
 	Env         []string // the program's environment: DefaultEnv then each --env
 	Argv        []string // program path (absolute) and its arguments
 }
@@ -61,7 +61,7 @@ func ParseArgs(args []string) (Config, error) {
 			c.Pids, err = positive(name, val)
 			havePids = true
 		case "--stdin":
-			if !filepath.IsAbs(val) {
+			if val != StdinInherit && !filepath.IsAbs(val) {
 				err = fmt.Errorf("--stdin %q is not an absolute path", val)
 			}
 			c.Stdin = val
@@ -111,3 +111,7 @@ func addEnv(env *[]string, kv string) error {
 	*env = append(*env, kv)
 	return nil
 }
+
+// StdinInherit as --stdin gives the program the shim's own stdin (the
+// container's, which the runner feeds through attach: interactive runs).
+const StdinInherit = "-"

@@ -43,3 +43,13 @@ func TestParseArgs(t *testing.T) {
 		}
 	}
 }
+
+func TestParseArgsStdinInherit(t *testing.T) {
+	c, err := ParseArgs([]string{"--memory", "1024", "--pids", "4", "--stdin", "-", "--", "/p"})
+	if err != nil || c.Stdin != StdinInherit {
+		t.Fatalf("--stdin -: %+v, %v", c, err)
+	}
+	if _, err := ParseArgs([]string{"--memory", "1024", "--pids", "4", "--stdin", "rel", "--", "/p"}); err == nil {
+		t.Error("a relative --stdin was accepted")
+	}
+}

@@ -19,7 +19,8 @@
 //	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
 //	--pids    pids.max of the program's cgroup (threads count)
 //	--stdin   absolute path of the input file, opened by the shim as root and given to
-//	          the program as fd 0; default /dev/null
+//	          the program as fd 0; default /dev/null; "-" gives the program the
+//	          shim's own stdin (the container's, fed through attach)
 //	--env     adds to or replaces in the program's environment, which is otherwise
 //	          exactly DefaultEnv (PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp); argv is
 //	          world-readable, so nothing secret goes here

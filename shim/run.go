@@ -44,16 +44,18 @@ func run(args []string, rep *Report, stop <-chan os.Signal) (int, error) {
 	if err := closeInherited(); err != nil {
 		return 0, err
 	}
-	in := cfg.Stdin
-	if in == "" {
-		in = os.DevNull
+	stdin := os.Stdin // StdinInherit: an interactive run's pipe
+	if cfg.Stdin != StdinInherit {
+		in := cfg.Stdin
+		if in == "" {
+			in = os.DevNull
+		}
+		// Opened by the shim, as root: the file need not be readable by 65534.
+		if stdin, err = os.Open(in); err != nil {
+			return 0, &SetupError{StepStdin, err}
+		}
+		defer stdin.Close()
 	}
-	// Opened by the shim, as root: the file need not be readable by 65534.
-	stdin, err := os.Open(in)
-	if err != nil {
-		return 0, &SetupError{StepStdin, err}
-	}
-	defer stdin.Close()
 	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		return 0, &SetupError{StepStart, err}

@@ -214,3 +214,18 @@ func TestJudgeBadInput(t *testing.T) {
 		})
 	}
 }
+
+func TestJudgeInteractiveGuess(t *testing.T) {
+	env := hosttest.Podman(t)
+	problems, src := judgeFiles(t, env)
+	dir := filepath.Join(problems, "guess")
+	res, code := judgeJSON(t, env, dir, filepath.Join(dir, "solutions", "accepted.c"))
+	if res.Verdict != plugin.AC || code != exitOK || len(res.Tests) != 3 {
+		t.Fatalf("verdict %s (%s), exit %d, %d tests; want AC on 3 tests", res.Verdict, res.Note, code, len(res.Tests))
+	}
+	// A solution that never asks: the interactor sees EOF and says WA.
+	res, code = judgeJSON(t, env, "--stop-on-first-failure", dir, filepath.Join(src, "exit0.c"))
+	if res.Verdict != plugin.WA || code != exitRejected {
+		t.Fatalf("silent solution: verdict %s (%s), exit %d; want WA", res.Verdict, res.Note, code)
+	}
+}

@@ -45,7 +45,7 @@
 //	                  /run/podjail/artefact: [/run/podjail/artefact/main]
 //	extra_time        added to each problem's time limit, for a fixed
 //	                  start-up cost: 1s, 500ms, or a number of seconds
-//	build_time_limit  default 10s
+//	build_time_limit  default 30s
 //	build_memory      default 512MiB; a number of bytes or with a binary
 //	                  unit: 512M, 512MiB, 1G, 1GiB
 //

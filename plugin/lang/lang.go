@@ -21,9 +21,11 @@ const (
 	ArtefactDir = "/run/podjail/artefact"
 )
 
-// Build limits applied when a Language leaves them zero.
+// Build limits applied when a Language leaves them zero. 30 s of processor
+// time is what contest judges commonly allow a compile; a static C++ build
+// of a large submission can take several seconds.
 const (
-	DefaultBuildTimeLimit         = 10 * time.Second
+	DefaultBuildTimeLimit         = 30 * time.Second
 	DefaultBuildMemoryBytes int64 = 512 << 20
 )
 

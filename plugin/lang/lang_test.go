@@ -151,7 +151,7 @@ func TestForFile(t *testing.T) {
 
 func TestBuildLimits(t *testing.T) {
 	d, m := Language{}.BuildLimits()
-	if d != 10*time.Second || m != 512<<20 {
+	if d != DefaultBuildTimeLimit || m != DefaultBuildMemoryBytes {
 		t.Errorf("defaults = %v, %d", d, m)
 	}
 	d, m = Language{BuildTimeLimit: time.Minute, BuildMemoryBytes: 1 << 30}.BuildLimits()
