@@ -116,14 +116,15 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 	return res, nil
 }
 
-// sourceTar is a tar stream of BuildDir holding the source: the directory
-// belongs to 65534, who runs the compiler.
+// sourceTar is a tar stream of BuildDir holding the source. The directory
+// is world-writable: Podman's copy makes the container's user (root, for
+// the shim) its owner, and the compiler runs as 65534.
 func sourceTar(name string, source []byte) io.Reader {
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
 	dir := path.Base(lang.BuildDir) + "/"
 	now := time.Now()
-	_ = tw.WriteHeader(&tar.Header{Name: dir, Typeflag: tar.TypeDir, Mode: 0o755, Uid: 65534, Gid: 65534, ModTime: now})
+	_ = tw.WriteHeader(&tar.Header{Name: dir, Typeflag: tar.TypeDir, Mode: 0o777, Uid: 65534, Gid: 65534, ModTime: now})
 	_ = tw.WriteHeader(&tar.Header{Name: dir + name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(source)), Uid: 65534, Gid: 65534, ModTime: now})
 	_, _ = tw.Write(source)
 	_ = tw.Close()

@@ -17,3 +17,10 @@ func SELinuxState() string {
 	}
 	return "disabled"
 }
+
+// MCSEnabled reports whether SELinux is enabled with MLS/MCS, which
+// per-run levels need (the targeted policy has it). Without it a
+// LevelPool is a no-op and runs are kept apart by the type alone.
+func MCSEnabled() bool {
+	return selinux.GetEnabled() && selinux.MLSEnabled()
+}

@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+)
+
+// Sandbox is what a judge gets from Open: podjail's engine in the plugin
+// process, reached over gRPC. It is safe for concurrent use.
+//
+// What happens to a submission (a failed build, a crash, a limit, a
+// verdict) is a value in the results. Failures of the infrastructure are
+// errors matching one of ErrUnavailable, ErrFailedPrecondition,
+// ErrInvalidArgument or ErrInternal (errors.Is), or context.Canceled and
+// context.DeadlineExceeded when ctx ended.
+type Sandbox interface {
+	// Capabilities describes the plugin and its host. It asks Podman, so
+	// it doubles as a health check.
+	Capabilities(ctx context.Context) (Capabilities, error)
+	// Compile builds source for a language (an ID or alias of
+	// Capabilities' languages) in a fresh container. The artefacts stay
+	// in the plugin under the returned handle until Release or the
+	// plugin's exit; a failed build has no handle.
+	Compile(ctx context.Context, language string, source []byte) (Compiled, error)
+	// Run runs a handle's artefacts once in a fresh container.
+	Run(ctx context.Context, req RunRequest) (RunResult, error)
+	// Release deletes a handle's artefacts.
+	Release(ctx context.Context, handle string) error
+	// Judge builds source and runs it on every test of the problem
+	// package req.ProblemDir (a directory on the plugin's host). progress,
+	// if not nil, is called with each test as soon as it is judged, in
+	// order, before Judge returns; the result also lists them.
+	Judge(ctx context.Context, req JudgeRequest, progress func(TestResult)) (JudgeResult, error)
+}
+
+// Verdict is the judgement of one test or one job. The values are
+// plugin.Verdict's.
+type Verdict string
+
+// Verdicts. IE and CF are never the submission's fault.
+const (
+	AC  Verdict = "AC"  // accepted
+	WA  Verdict = "WA"  // wrong answer
+	PE  Verdict = "PE"  // presentation error (a checker says so)
+	PA  Verdict = "PA"  // partially accepted (a checker gives points)
+	TLE Verdict = "TLE" // time limit exceeded (which deadline in the note)
+	MLE Verdict = "MLE" // memory limit exceeded
+	OLE Verdict = "OLE" // output limit exceeded
+	RTE Verdict = "RTE" // runtime error: non-zero exit code or a signal
+	RFE Verdict = "RFE" // restricted function
+	CE  Verdict = "CE"  // compilation error
+	IE  Verdict = "IE"  // internal error: the run never started, the runtime or host failed
+	CF  Verdict = "CF"  // checker (or interactor) failed or hit a limit
+)
+
+// Reasons a run was stopped (RunResult.Killed); the texts are plugin's
+// Killed* reasons.
+const (
+	KilledOutputLimit = "output limit exceeded"
+	KilledWallLimit   = "wall time limit exceeded"
+	KilledTimeLimit   = "processor time limit exceeded"
+	KilledIdle        = "no progress"
+)
+
+// Capabilities describes a plugin and its host.
+type Capabilities struct {
+	// Version is podjail's version (the plugin binary's).
+	Version string
+	// ProtocolVersion is the go-plugin protocol version (Handshake's).
+	ProtocolVersion int
+	Languages       []Language
+	Host            Host
+}
+
+// Language is one entry of the plugin's language table.
+type Language struct {
+	ID         string // what Compile and Judge take, e.g. "c11"
+	Name       string // e.g. "C11 (gcc)"
+	Aliases    []string
+	Extensions []string
+	// Compiled says the language has a build step in a container.
+	Compiled bool
+}
+
+// Host is what the plugin found of its host.
+type Host struct {
+	Rootless      bool   // the Podman service runs rootless
+	CgroupManager string // "systemd" or "cgroupfs"
+	// Shim says runs are measured by podjail-shim; Judge needs it.
+	Shim          bool
+	PodmanVersion string
+}
+
+// Build is the outcome of a build step. A failed build is a value (CE).
+type Build struct {
+	OK bool
+	// Output is the compiler's stdout and stderr, at most 64 KiB.
+	Output string
+	// Note says why the build failed, when it did.
+	Note string
+	Time time.Duration
+	// Peak is the build's peak memory in bytes; -1 if unknown.
+	Peak int64
+}
+
+// Compiled is a build and the handle of its artefacts.
+type Compiled struct {
+	Build
+	// Handle names the artefacts in the plugin; empty when !OK.
+	Handle string
+}
+
+// Limits of one run. Zero values take podjail's defaults.
+type Limits struct {
+	// Time stops the run once it has used this much processor time, read
+	// on its parent cgroup, which also counts the container's own work
+	// (tens to hundreds of milliseconds): give slack, and compare
+	// RunResult.Time with your own limit (Judge stops at limit + 2 s).
+	// Zero: no limit.
+	Time time.Duration
+	// Memory is the memory limit in bytes (no swap). Zero: 256 MiB.
+	Memory int64
+	// Output caps stdout in bytes; past it the run is stopped. Zero: 64 MiB.
+	Output int64
+	// Wall stops the run after this much elapsed time. Zero: no limit.
+	Wall time.Duration
+}
+
+// RunRequest runs a handle's artefacts once.
+type RunRequest struct {
+	Handle string
+	// Input is the program's stdin; InputPath names a file on the
+	// plugin's host instead (for large inputs; it must be readable by the
+	// Podman service). At most one is set; neither: empty stdin.
+	Input     []byte
+	InputPath string
+	Limits    Limits
+}
+
+// RunResult says how a program ended. It is a value: a program that
+// crashed or was stopped still produced a result.
+type RunResult struct {
+	// ExitCode is the program's exit code; 128+N when signal N ended it.
+	ExitCode int32
+	// Signal names the signal that ended the program ("SIGKILL"), if any.
+	Signal string
+	// Killed says podjail stopped the run (one of the Killed* reasons);
+	// KilledNote gives the figures.
+	Killed     string
+	KilledNote string
+	// Time is the processor time charged to the program.
+	Time time.Duration
+	// Peak is the program's peak memory in bytes; -1 if unknown.
+	Peak int64
+	// MemoryExceeded says the memory limit was hit (MLE).
+	MemoryExceeded bool
+	// Output is the start of stdout, at most MaxOutput bytes;
+	// OutputTruncated says OutputBytes were more.
+	Output          []byte
+	OutputBytes     int64
+	OutputTruncated bool
+	// How Time, Peak and MemoryExceeded were decided.
+	TimeFrom, PeakFrom, MemoryFrom string
+	// Wall is the container's elapsed time.
+	Wall time.Duration
+}
+
+// JudgeRequest is one submission to judge against one problem.
+type JudgeRequest struct {
+	// ProblemDir is a problem package on the plugin's host (the plain
+	// layout or a Kattis package).
+	ProblemDir string
+	// Language is an ID or alias of Capabilities' languages.
+	Language string
+	Source   []byte
+	// StopOnFirstFailure stops after the first test that is not AC.
+	StopOnFirstFailure bool
+}
+
+// TestResult is the judgement of one test.
+type TestResult struct {
+	// Index is 1-based, in the order the tests ran; Total is the
+	// problem's number of tests.
+	Index, Total int
+	Name         string
+	Sample       bool
+	Verdict      Verdict
+	Note         string
+	Time         time.Duration
+	// Peak is the program's peak memory in bytes; -1 if unknown.
+	Peak int64
+	// Points are a checker's partial points (PA), 0 otherwise.
+	Points float64
+}
+
+// JudgeResult is the judgement of a submission.
+type JudgeResult struct {
+	// Verdict is the worst test's, or CE, or IE/CF.
+	Verdict Verdict
+	Note    string
+	Build   Build
+	// Checker is the checker's or interactor's build, nil without one.
+	Checker *Build
+	Tests   []TestResult
+}
+
+// MaxOutput is how much of a run's stdout RunResult.Output holds.
+const MaxOutput = 16 << 20
+
+// MaxMessage is the largest gRPC message the client and the plugin's
+// server accept (go-plugin's gRPC default is 4 MiB): sources and Input
+// must stay under it, with room to spare.
+const MaxMessage = 64 << 20
