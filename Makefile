@@ -18,6 +18,7 @@ all: build
 build:
 	$(GO) build -o $(OUT)/bin/podjail ./cmd/podjail
 	$(GO) build -o $(OUT)/bin/podjail-shim ./cmd/podjail-shim
+	$(GO) build -o $(OUT)/bin/podjail-plugin ./cmd/podjail-plugin
 
 vet:
 	$(GO) vet ./...
@@ -33,7 +34,7 @@ unit:
 # through TestMain; the measurement tests need small static C programs).
 vm-payload: build
 	rm -rf $(PAYLOAD) && mkdir -p $(PAYLOAD)/bin $(PAYLOAD)/tests $(PAYLOAD)/progs
-	cp $(OUT)/bin/podjail $(OUT)/bin/podjail-shim $(PAYLOAD)/bin/
+	cp $(OUT)/bin/podjail $(OUT)/bin/podjail-shim $(OUT)/bin/podjail-plugin $(PAYLOAD)/bin/
 	$(GO) test -c -o $(PAYLOAD)/tests/podjail.test ./cmd/podjail
 	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
 	mkdir -p $(PAYLOAD)/judge && cp -r examples/problems $(PAYLOAD)/judge/problems && cp -r cmd/podjail/testdata/judge $(PAYLOAD)/judge/src

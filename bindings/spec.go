@@ -58,6 +58,14 @@ type Spec struct {
 	Writable bool
 	// WorkDir is the working directory. Zero value: the image's.
 	WorkDir string
+	// SeccompProfile is the host path of a seccomp profile (JSON) the
+	// Podman service reads. Zero value: Podman's default profile.
+	SeccompProfile string
+	// Rlimits are set on the container's processes. Zero value: Podman's.
+	Rlimits []policy.Rlimit
+	// SELinuxLevel is the run's own MCS level ("s0:c1,c2"). Zero value:
+	// Podman picks one.
+	SELinuxLevel string
 	// CgroupParent is the per-run parent (a slice under systemd, a path
 	// under cgroupfs) the container's cgroup is made in. Zero value:
 	// Podman's default parent.
@@ -118,6 +126,11 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	g.NoNewPrivileges = &yes
 	g.Passwd = &no
 	g.Unmask = s.Profile.Unmask
+	g.SeccompProfilePath = s.SeccompProfile
+	g.SelinuxOpts = policy.LabelOpts(s.SELinuxLevel)
+	for _, r := range s.Rlimits {
+		g.Rlimits = append(g.Rlimits, spec.POSIXRlimit{Type: r.Type, Soft: r.Soft, Hard: r.Hard})
+	}
 
 	// Filesystem: read-only root, no implicit writable tmpfs, one sized
 	// scratch tmpfs, the input as one read-only file.

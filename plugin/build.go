@@ -141,7 +141,8 @@ func copyArtefact(ctx context.Context, rt bindings.Runtime, id, src, dst string)
 		done <- err
 	}()
 	err := extractOne(pr, dst)
-	_ = pr.CloseWithError(errors.New("extract done"))
+	// Read the stream to its end so the copy finishes rather than fails.
+	_, _ = io.Copy(io.Discard, pr)
 	if cerr := <-done; cerr != nil && err == nil {
 		return cerr
 	}

@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -62,6 +63,11 @@ type RunRequest struct {
 	Pids int64
 	// CPUs is the CPU quota in cores. Zero value: DefaultCPUs.
 	CPUs float64
+	// TimeLimit is the program's processor time limit L. When set, the
+	// three deadlines default from it (CPULimit L+2s, IdleLimit 4L+4s,
+	// WallLimit 5(L+2s)) and the result carries a verdict, the answer
+	// aside. Zero value: no verdict.
+	TimeLimit time.Duration
 	// WallLimit stops the run after this much elapsed time. Zero value:
 	// no limit.
 	WallLimit time.Duration
@@ -130,6 +136,11 @@ type RunResult struct {
 	Cgroup *cgroupdrv.Counters `json:"parent_cgroup,omitempty"`
 	// Measure is what the program is charged for.
 	Measure Measure `json:"measure"`
+	// Verdict and VerdictNote judge the run against the request's
+	// TimeLimit and limits (the answer is not looked at: AC means it ran
+	// within them). Empty without a TimeLimit.
+	Verdict     Verdict `json:"verdict,omitempty"`
+	VerdictNote string  `json:"verdict_note,omitempty"`
 }
 
 // Reasons for Killed.
@@ -161,7 +172,7 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
 	case r.InputFile != "" && r.StdinStream != nil:
 		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
-	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
+	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
 	if r.InputFile != "" {
@@ -179,6 +190,11 @@ func (r *RunRequest) Check() error {
 		if !fi.Mode().IsRegular() {
 			return &RequestError{"input", fmt.Errorf("%s is not a regular file", r.InputFile)}
 		}
+	}
+	if r.TimeLimit > 0 {
+		r.CPULimit = cmp.Or(r.CPULimit, cpuCeiling(r.TimeLimit))
+		r.IdleLimit = cmp.Or(r.IdleLimit, idleDeadline(r.TimeLimit))
+		r.WallLimit = cmp.Or(r.WallLimit, absoluteCap(r.TimeLimit))
 	}
 	if r.OutputLimit == 0 {
 		r.OutputLimit = DefaultOutputLimit
@@ -223,6 +239,12 @@ type Runner struct {
 	// the shim, measured by the parent cgroup alone (a warning is logged
 	// once per image).
 	Shim string
+	// Seccomp is the host path of the seccomp profile every container
+	// gets (policy.WriteSeccomp). Zero value: Podman's default profile.
+	Seccomp string
+	// Levels gives every run its own SELinux MCS level. Zero value: Podman
+	// picks the levels.
+	Levels *policy.LevelPool
 	// Log receives debug output and warnings. Zero value: nothing is logged.
 	Log hclog.Logger
 
@@ -270,6 +292,14 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		defer stdin.Close()
 	}
 	nonce := spec.Env[shim.NonceEnv]
+	if r.Levels != nil {
+		level, err := r.Levels.Reserve()
+		if err != nil {
+			return res, err
+		}
+		defer r.Levels.Release(level)
+		spec.SELinuxLevel = level
+	}
 
 	var parent *cgroupdrv.Parent
 	if r.Cgroups != nil {
@@ -308,6 +338,7 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err == nil && req.Collect != nil {
 		err = req.Collect(ctx, r.Runtime, id)
 	}
+
 	// Removed before the parent is read, so nothing of the container is
 	// still running and charging it.
 	r.remove(ctx, id)
@@ -315,26 +346,38 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err != nil {
 		return res, err
 	}
-	return res, r.finish(&res, parent, stderr.Bytes(), nonce)
+	if err := r.finish(&res, parent, stderr.Bytes(), nonce); err != nil {
+		return res, err
+	}
+	if req.TimeLimit > 0 {
+		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: res, limit: req.TimeLimit, matched: true})
+	}
+	return res, nil
 }
 
 // spec builds the container for req, and opens the input when it is to be
 // streamed through attach (runs without the shim).
 func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, error) {
 	spec := bindings.Spec{
-		Name:        name,
-		Image:       req.Image,
-		Command:     req.Command,
-		Labels:      r.Self.Labels("run"),
-		Profile:     policy.Default(),
-		MemoryBytes: req.MemoryBytes,
-		Pids:        req.Pids,
-		CPUs:        req.CPUs,
-		InputFile:   req.InputFile,
-		Stdin:       req.StdinStream != nil,
-		Binds:       req.Binds,
-		Writable:    req.Writable,
-		WorkDir:     req.WorkDir,
+		Name:           name,
+		Image:          req.Image,
+		Command:        req.Command,
+		Labels:         r.Self.Labels("run"),
+		Profile:        policy.Default(),
+		MemoryBytes:    req.MemoryBytes,
+		Pids:           req.Pids,
+		CPUs:           req.CPUs,
+		InputFile:      req.InputFile,
+		Stdin:          req.StdinStream != nil,
+		Binds:          req.Binds,
+		Writable:       req.Writable,
+		WorkDir:        req.WorkDir,
+		SeccompProfile: r.Seccomp,
+	}
+	// Judged runs get podjail's rlimits; a build keeps the image's, a
+	// compiler writes files larger than the scratch space.
+	if !req.Writable {
+		spec.Rlimits = policy.Rlimits(req.MemoryBytes, spec.Profile.ScratchBytes)
 	}
 	if r.Shim == "" {
 		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {

@@ -79,6 +79,9 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		return OLE, r.KilledNote
 	}
 	if r.Killed != StopWrongAnswer {
+		if r.Signal == "SIGSYS" {
+			return RFE, "killed by SIGSYS: a system call the policy refuses"
+		}
 		if r.Signal != "" {
 			return RTE, "killed by " + r.Signal
 		}

@@ -28,6 +28,7 @@ func TestDecideVerdict(t *testing.T) {
 		{"mle beats signal", testOutcome{res: RunResult{Signal: "SIGKILL", Measure: Measure{Time: time.Millisecond, MemoryExceeded: true}}, limit: time.Second}, MLE, "memory"},
 		{"sigkill alone is rte", testOutcome{res: RunResult{Signal: "SIGKILL", ExitCode: 137, Measure: ran}, limit: time.Second}, RTE, "SIGKILL"},
 		{"ole", testOutcome{res: RunResult{Killed: KilledOutputLimit, KilledNote: "more than 10 bytes", Signal: "SIGKILL", Measure: ran}, limit: time.Second}, OLE, "more than"},
+		{"sigsys is rfe", testOutcome{res: RunResult{Signal: "SIGSYS", Measure: ran}, limit: time.Second}, RFE, "SIGSYS"},
 		{"segv", testOutcome{res: RunResult{Signal: "SIGSEGV", Measure: ran}, limit: time.Second}, RTE, "SIGSEGV"},
 		{"exit code", testOutcome{res: RunResult{ExitCode: 3, Measure: ran}, limit: time.Second}, RTE, "exit code 3"},
 		{"slow but finished", testOutcome{res: RunResult{Measure: Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},

@@ -51,10 +51,14 @@ func Seccomp() *seccomp.Seccomp {
 }
 
 // refuse takes r's syscalls out of every rule of p, whatever its action,
-// and appends r's errno rule. Removing them matters more than the rule:
-// libseccomp merges all rules of a syscall, order gives no precedence, and
-// crun drops a rule whose action equals the default action (ERRNO(ENOSYS)
-// in the default profile), so with the names gone the default answers.
+// and appends r's errno rule. The removal is what refuses: libseccomp
+// keeps the first unconditional rule of a syscall and silently drops later
+// ones (src/db.c), so an appended refusal would lose to the default
+// profile's allow; and crun drops a rule whose action equals the default
+// action, ERRNO(ENOSYS) in the default profile, so the default answers. The explicit rule keeps the
+// answer ENOSYS should the default action change (say, to a kill for RFE).
+// containers/common's ValidateProfile rejects it for equalling the default;
+// Podman's create path does not call that.
 func refuse(p *seccomp.Seccomp, r refusal) {
 	kept := p.Syscalls[:0]
 	for _, s := range p.Syscalls {

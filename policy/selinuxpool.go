@@ -53,8 +53,8 @@ func newLevelPool(enabled bool, intn func(uint32) uint32) *LevelPool {
 // Enabled reports whether the pool hands out levels.
 func (p *LevelPool) Enabled() bool { return p.enabled }
 
-// Reserve takes a level no live run or adopted container shares or is
-// dominated by (or dominates), and returns it. With the pool disabled it
+// Reserve takes and returns a level that no held level (reserved or
+// adopted) equals, dominates or is dominated by. With the pool disabled it
 // returns "" and nil: the run gets Podman's own labelling.
 func (p *LevelPool) Reserve() (level string, err error) {
 	if !p.enabled {

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"flag"
-	"os"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin"
 )
 
 // urlFlag registers --url on fs.
@@ -15,12 +15,5 @@ func urlFlag(fs *flag.FlagSet) *string {
 
 // connect reaches the Podman service picked by socket discovery.
 func connect(ctx context.Context, flagURL string) (*bindings.Client, error) {
-	uid := os.Geteuid()
-	d := bindings.Discovery{
-		Flag:          flagURL,
-		ContainerHost: os.Getenv("CONTAINER_HOST"),
-		XDGRuntimeDir: os.Getenv("XDG_RUNTIME_DIR"),
-		UID:           uid,
-	}
-	return bindings.Connect(ctx, d.URL(), uid != 0)
+	return plugin.Connect(ctx, flagURL)
 }

@@ -161,6 +161,14 @@ func TestRunAppliesProfile(t *testing.T) {
 		"memory.swap.max": "0",
 		"pids.max":        "32",
 		"cpu.max":         "50000 100000",
+		// policy.Seccomp: the process-group lock.
+		"setsid_error":  "function not implemented",
+		"setpgid_error": "function not implemented",
+		// policy.Rlimits for 128 MiB of memory and 16 MiB of scratch.
+		"max_core_file_size": "0 0",
+		"max_open_files":     "64 64",
+		"max_file_size":      strconv.Itoa(16<<20) + " " + strconv.Itoa(16<<20),
+		"max_stack_size":     strconv.Itoa(128<<20) + " " + strconv.Itoa(128<<20),
 	}
 	for k, v := range want {
 		if p[k] != v {

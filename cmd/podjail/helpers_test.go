@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -97,6 +98,19 @@ func probe([]string) int {
 		names = append(names, i.Name)
 	}
 	put("interfaces", strings.Join(names, ","))
+
+	_, err = syscall.Setsid()
+	put("setsid_error", errText(err))
+	err = syscall.Setpgid(0, 0)
+	put("setpgid_error", errText(err))
+	limits, _ := os.ReadFile("/proc/self/limits")
+	for _, line := range strings.Split(string(limits), "\n") {
+		for _, k := range []string{"Max core file size", "Max open files", "Max file size", "Max stack size"} {
+			if v, ok := strings.CutPrefix(line, k); ok {
+				put(strings.ReplaceAll(strings.ToLower(k), " ", "_"), strings.Join(strings.Fields(v)[:2], " "))
+			}
+		}
+	}
 
 	cg, _ := os.ReadFile("/proc/self/cgroup")
 	dir := filepath.Join("/sys/fs/cgroup", strings.TrimPrefix(strings.TrimSpace(string(cg)), "0::"))

@@ -14,7 +14,6 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/podjail/podjail/bindings"
-	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
 	"github.com/podjail/podjail/plugin"
 )
 
@@ -34,7 +33,8 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	fs.Var(&memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
 	fs.Int64Var(&req.Pids, "pids", plugin.DefaultPids, "maximum number of tasks")
 	fs.Float64Var(&req.CPUs, "cpus", plugin.DefaultCPUs, "CPU quota in cores")
-	fs.DurationVar(&req.WallLimit, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none)")
+	fs.DurationVar(&req.WallLimit, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
+	fs.DurationVar(&req.TimeLimit, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
 	outFile := fs.String("output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
@@ -97,36 +97,8 @@ func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, l
 	return r.Run(ctx, req)
 }
 
-// newRunner connects to Podman, picks the cgroup driver it uses, and
-// sweeps what dead podjail instances of this host left.
 func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*plugin.Runner, error) {
-	client, err := connect(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	self, err := plugin.Self()
-	if err != nil {
-		return nil, err
-	}
-	if swept, err := plugin.Sweep(ctx, client, self); err != nil {
-		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
-	} else if len(swept) > 0 {
-		log.Info("removed containers left by dead podjail instances", "containers", swept)
-	}
-	host, err := client.Host(ctx)
-	if err != nil {
-		return nil, err
-	}
-	driver, err := cgmanager.New(host.CgroupManager, host.Rootless)
-	if err != nil {
-		return nil, err
-	}
-	if swept, err := plugin.SweepParents(ctx, driver, self); err != nil {
-		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
-	} else if len(swept) > 0 {
-		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
-	}
-	return &plugin.Runner{Runtime: client, Self: self, Cgroups: driver, Shim: shimPath, Log: log}, nil
+	return plugin.NewRunner(ctx, plugin.Setup{URL: url, Shim: shimPath, Log: log})
 }
 
 // findShim resolves --shim: a path, "none", or empty for $PODJAIL_SHIM or
@@ -179,6 +151,9 @@ func printRunReport(w io.Writer, r plugin.RunResult, verbose bool) {
 		fmt.Fprintf(w, "exited with code %d\n", r.ExitCode)
 	}
 	fmt.Fprintf(w, "output: %d bytes (limit %d)\n", r.OutputBytes, r.OutputLimit)
+	if r.Verdict != "" {
+		fmt.Fprintf(w, "verdict: %s %s\n", r.Verdict, r.VerdictNote)
+	}
 	m := r.Measure
 	fmt.Fprintf(w, "time: %.3f s (%s)\n", m.Time.Seconds(), m.TimeFrom)
 	fmt.Fprintf(w, "peak memory: %s (%s)\n", mib(m.Peak), m.PeakFrom)

@@ -1,3 +1,4 @@
+#define _POSIX_C_SOURCE 200809L
 /* A wrong first token, then a gigabyte: the judge must stop it at once. */
 #include <stdio.h>
 #include <string.h>

@@ -1,0 +1,130 @@
+// Command podjail-plugin serves podjail to a judge as a hashicorp/go-plugin
+// gRPC plugin (protocol: plugin/sandbox/proto/podjail/v1/sandbox.proto; Go
+// client: plugin/sandbox). The judge starts it; run by hand it refuses.
+//
+// Usage (the judge's command line): podjail-plugin [--url URL]
+// [--shim PATH|none] [--languages FILE] [--tmp DIR]. It connects to Podman
+// at its first call, or at start when it can; stdout belongs to go-plugin's
+// handshake, so it logs JSON to stderr, which the host's logger shows
+// ($PODJAIL_LOG_LEVEL: trace, debug, info (default), warn, error).
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	goplugin "github.com/hashicorp/go-plugin"
+
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/sandbox"
+	"github.com/podjail/podjail/plugin/sandbox/engine"
+)
+
+// closeGrace bounds the cleanup after the host closed the plugin: go-plugin
+// kills it 2 s after asking it to stop.
+const closeGrace = 1500 * time.Millisecond
+
+// termGrace bounds the cleanup after SIGTERM, time for calls under way to
+// remove their containers.
+const termGrace = 30 * time.Second
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	fs := flag.NewFlagSet("podjail-plugin", flag.ContinueOnError)
+	fs.SetOutput(os.Stderr) // never stdout: it carries the handshake
+	url := fs.String("url", "", "Podman API `URL` (default: $CONTAINER_HOST, else the user's socket, else /run/podman/podman.sock)")
+	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" (default: $PODJAIL_SHIM, else podjail-shim beside this binary)")
+	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+
+	// Checked before anything touches Podman: run by hand, the binary
+	// only says what it is (go-plugin's message) and exits 1.
+	if os.Getenv(sandbox.Handshake.MagicCookieKey) != sandbox.Handshake.MagicCookieValue {
+		goplugin.Serve(&goplugin.ServeConfig{HandshakeConfig: sandbox.Handshake})
+		return 1
+	}
+
+	level := hclog.LevelFromString(os.Getenv("PODJAIL_LOG_LEVEL"))
+	if level == hclog.NoLevel {
+		level = hclog.Info
+	}
+	// JSON on stderr is what go-plugin's host parses and relays.
+	log := hclog.New(&hclog.LoggerOptions{Name: "podjail-plugin", Output: os.Stderr, JSONFormat: true, Level: level})
+
+	shimPath, err := engine.FindShim(*shimFlag)
+	if err != nil {
+		log.Error("bad --shim", "error", err)
+		return 2
+	}
+	table := lang.Default()
+	if *langFile != "" {
+		if table, err = lang.Load(*langFile); err != nil {
+			log.Error("bad --languages", "error", err)
+			return 2
+		}
+	}
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log})
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: *tmpDir, Log: log})
+	if err != nil {
+		log.Error("cannot make the artefact directory", "error", err)
+		return 1
+	}
+
+	// Connect now, so that a Podman problem shows in the host's log at
+	// once; calls retry while it lasts.
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		if _, err := eng.Connect(ctx); err != nil {
+			log.Error("podjail cannot serve yet; every call tries again", "error", err)
+			return
+		}
+		log.Info("connected to Podman", "shim", shimPath != "")
+	}()
+
+	// go-plugin ignores SIGINT (the host's terminal sends it to the whole
+	// group; the host stops the plugin). SIGTERM ends the calls under way,
+	// lets them remove their containers, and exits.
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	go func() {
+		<-term
+		log.Info("SIGTERM: ending the calls under way")
+		ctx, cancel := context.WithTimeout(context.Background(), termGrace)
+		defer cancel()
+		if err := srv.Close(ctx); err != nil {
+			log.Warn("cleanup incomplete", "error", err)
+		}
+		os.Exit(143)
+	}()
+
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig: sandbox.Handshake,
+		Plugins:         goplugin.PluginSet{sandbox.PluginName: &sandbox.GRPCPlugin{Impl: srv}},
+		GRPCServer:      sandbox.NewGRPCServer,
+		Logger:          log,
+	})
+
+	// The host closed the plugin.
+	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		log.Warn("cleanup incomplete", "error", err)
+	}
+	return 0
+}

@@ -1,0 +1,371 @@
+// Package engine is the real sandbox.Engine: podjail's Runner over Podman
+// and the language table. The podjail-plugin binary serves it; it is kept
+// out of package sandbox so that a judge importing the client does not
+// link Podman's bindings (and needs none of their build tags).
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"syscall"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/sandbox"
+)
+
+// Version is podjail's version as Capabilities reports it. Set it at link
+// time (-ldflags "-X github.com/podjail/podjail/plugin/sandbox/engine.Version=v1.2.3");
+// empty: the binary's module version or VCS revision.
+var Version string
+
+// Options configure an Engine.
+type Options struct {
+	// URL is the Podman API URL. Zero value: socket discovery
+	// ($CONTAINER_HOST, else the user's socket when not root, else
+	// /run/podman/podman.sock).
+	URL string
+	// ShimPath is the host path of podjail-shim (see FindShim). Zero
+	// value: programs run without the shim, measured by their parent
+	// cgroup alone, and Judge is refused.
+	ShimPath string
+	// Languages is the language table. Zero value: lang.Default().
+	Languages *lang.Table
+	// TmpDir holds Judge's artefacts and outputs; it must be readable by
+	// the Podman service. Zero value: os.TempDir().
+	TmpDir string
+	// Log receives the Runner's log. Zero value: nothing is logged.
+	Log hclog.Logger
+}
+
+// Engine serves sandbox calls with a plugin.Runner.
+type Engine struct {
+	runner *plugin.Runner
+	langs  *lang.Table
+	tmpDir string
+}
+
+var _ sandbox.Engine = (*Engine)(nil)
+
+// New connects to Podman, picks the cgroup driver it uses, and sweeps what
+// dead podjail instances of this host left (what cmd/podjail's newRunner
+// does). Its errors are marked with sandbox's kinds.
+func New(ctx context.Context, opts Options) (*Engine, error) {
+	if opts.Log == nil {
+		opts.Log = hclog.NewNullLogger()
+	}
+	if opts.Languages == nil {
+		opts.Languages = lang.Default()
+	}
+	if opts.ShimPath == "" {
+		opts.Log.Warn("no podjail-shim: runs are measured by their parent cgroup alone, and Judge is refused")
+	}
+	runner, err := plugin.NewRunner(ctx, plugin.Setup{URL: opts.URL, Shim: opts.ShimPath, Log: opts.Log})
+	if err != nil {
+		return nil, Classify(err)
+	}
+	return &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir}, nil
+}
+
+// Runner is the engine's runner.
+func (e *Engine) Runner() *plugin.Runner { return e.runner }
+
+func (e *Engine) Capabilities(ctx context.Context) (sandbox.Capabilities, error) {
+	host, err := e.runner.Runtime.Host(ctx)
+	if err != nil {
+		return sandbox.Capabilities{}, Classify(err)
+	}
+	return sandbox.Capabilities{
+		Version:   version(),
+		Languages: Languages(e.langs),
+		Host: sandbox.Host{
+			Rootless:      host.Rootless,
+			CgroupManager: host.CgroupManager,
+			Shim:          e.runner.Shim != "",
+			PodmanVersion: host.Version,
+		},
+	}, nil
+}
+
+// Languages lists a table's languages for Capabilities.
+func Languages(t *lang.Table) []sandbox.Language {
+	var out []sandbox.Language
+	for _, id := range t.IDs() {
+		l, err := t.Lookup(id)
+		if err != nil {
+			continue
+		}
+		out = append(out, sandbox.Language{
+			ID: l.ID, Name: l.Name, Aliases: l.Aliases, Extensions: l.Extensions, Compiled: len(l.Compile) > 0,
+		})
+	}
+	return out
+}
+
+func (e *Engine) Build(ctx context.Context, language string, source []byte, dir string) (sandbox.Build, string, error) {
+	l, err := e.langs.Lookup(language)
+	if err != nil {
+		return sandbox.Build{}, "", err
+	}
+	res, err := e.runner.Build(ctx, l, source, dir)
+	b := sandbox.Build{OK: res.OK, Output: res.Output, Note: res.Note, Time: res.Time, Peak: res.Peak}
+	return b, res.Dir, Classify(err)
+}
+
+func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResult, error) {
+	l, err := e.langs.Lookup(x.Artefacts.Language)
+	if err != nil {
+		return sandbox.RunResult{}, err
+	}
+	res, err := e.runner.Run(ctx, plugin.RunRequest{
+		Image:       l.RunImage,
+		Command:     l.Run,
+		InputFile:   x.InputPath,
+		Binds:       []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
+		Output:      x.Output,
+		OutputLimit: x.Limits.Output,
+		MemoryBytes: x.Limits.Memory,
+		CPUs:        1,
+		CPULimit:    x.Limits.Time,
+		WallLimit:   x.Limits.Wall,
+	})
+	if err != nil {
+		return sandbox.RunResult{}, Classify(err)
+	}
+	return RunResult(res), nil
+}
+
+// RunResult converts a Runner's result (all but Output).
+func RunResult(r plugin.RunResult) sandbox.RunResult {
+	m := r.Measure
+	return sandbox.RunResult{
+		ExitCode:       r.ExitCode,
+		Signal:         r.Signal,
+		Killed:         r.Killed,
+		KilledNote:     r.KilledNote,
+		Time:           m.Time,
+		Peak:           m.Peak,
+		MemoryExceeded: m.MemoryExceeded,
+		OutputBytes:    r.OutputBytes,
+		TimeFrom:       m.TimeFrom,
+		PeakFrom:       m.PeakFrom,
+		MemoryFrom:     m.MemoryFrom,
+		Wall:           r.Wall,
+	}
+}
+
+func (e *Engine) Judge(ctx context.Context, req sandbox.JudgeRequest, progress func(sandbox.TestResult)) (sandbox.JudgeResult, error) {
+	if e.runner.Shim == "" {
+		return sandbox.JudgeResult{}, sandbox.Mark(errors.New("judging needs podjail-shim: put it beside podjail-plugin, or name it with --shim or $PODJAIL_SHIM"), sandbox.ErrFailedPrecondition)
+	}
+	p, err := problem.Load(req.ProblemDir)
+	if err != nil {
+		return sandbox.JudgeResult{}, err
+	}
+	l, err := e.langs.Lookup(req.Language)
+	if err != nil {
+		return sandbox.JudgeResult{}, err
+	}
+	res, err := e.runner.Judge(ctx, plugin.JudgeRequest{
+		Problem:            p,
+		Lang:               l,
+		Source:             req.Source,
+		Languages:          e.langs,
+		StopOnFirstFailure: req.StopOnFirstFailure,
+		TmpDir:             e.tmpDir,
+		Progress: func(done, total int, t plugin.TestResult) {
+			progress(TestResult(done, total, t))
+		},
+	})
+	if err != nil {
+		return sandbox.JudgeResult{}, Classify(err)
+	}
+	return JudgeResult(res), nil
+}
+
+// TestResult converts the Runner's judgement of the done-th test of total.
+func TestResult(done, total int, t plugin.TestResult) sandbox.TestResult {
+	return sandbox.TestResult{
+		Index: done, Total: total, Name: t.Name, Sample: t.Sample,
+		Verdict: sandbox.Verdict(t.Verdict), Note: t.Note, Time: t.Time, Peak: t.Peak, Points: t.Points,
+	}
+}
+
+// JudgeResult converts the Runner's judgement of a submission.
+func JudgeResult(r plugin.JudgeResult) sandbox.JudgeResult {
+	out := sandbox.JudgeResult{Verdict: sandbox.Verdict(r.Verdict), Note: r.Note, Build: build(r.Build)}
+	if r.Checker != nil {
+		b := build(*r.Checker)
+		out.Checker = &b
+	}
+	for i, t := range r.Tests {
+		out.Tests = append(out.Tests, TestResult(i+1, len(r.Tests), t))
+	}
+	return out
+}
+
+func build(b plugin.BuildResult) sandbox.Build {
+	return sandbox.Build{OK: b.OK, Output: b.Output, Note: b.Note, Time: b.Time, Peak: b.Peak}
+}
+
+// Classify marks the Runner's and the bindings' errors with sandbox's
+// kinds: Podman unreachable is ErrUnavailable; an unfit host or a missing
+// image ErrFailedPrecondition; a bad request ErrInvalidArgument. Other
+// errors are returned as they are.
+func Classify(err error) error {
+	var unreachable *bindings.UnreachableError
+	var missing *bindings.ImageMissingError
+	var bad *plugin.RequestError
+	var op *net.OpError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &unreachable),
+		errors.As(err, &op) && op.Op == "dial",
+		errors.Is(err, syscall.ECONNREFUSED):
+		return sandbox.Mark(err, sandbox.ErrUnavailable)
+	case errors.As(err, &missing), errors.Is(err, bindings.ErrTooOld), errors.Is(err, cgroupdrv.ErrUnsupported):
+		return sandbox.Mark(err, sandbox.ErrFailedPrecondition)
+	case errors.As(err, &bad):
+		return sandbox.Mark(err, sandbox.ErrInvalidArgument)
+	}
+	return err
+}
+
+// FindShim resolves podjail-plugin's --shim as podjail does: a path, "none"
+// for no shim, or empty for $PODJAIL_SHIM, else podjail-shim beside the
+// running executable if there is one. A shim asked for but missing is an
+// error.
+func FindShim(flagValue string) (string, error) {
+	if flagValue == "none" {
+		return "", nil
+	}
+	explicit := flagValue
+	if explicit == "" {
+		explicit = os.Getenv("PODJAIL_SHIM")
+	}
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("shim %s: not a file (build it with make build; --shim none runs without it)", abs)
+		}
+		return abs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	beside := filepath.Join(filepath.Dir(exe), "podjail-shim")
+	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+		return beside, nil
+	}
+	return "", nil
+}
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	if v != "" && v != "(devel)" {
+		return v
+	}
+	rev, dirty := "", false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			dirty = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return "devel"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if dirty {
+		rev += "-dirty"
+	}
+	return "devel-" + rev
+}
+
+// Lazy is an Engine that connects on first use and, while Podman cannot be
+// reached, tries again on every call: a plugin can start before Podman's
+// socket and still serve once it is up.
+type Lazy struct {
+	opts Options
+	mu   sync.Mutex
+	eng  *Engine
+}
+
+var _ sandbox.Engine = (*Lazy)(nil)
+
+// NewLazy returns a Lazy engine; nothing is done until Connect or a call.
+func NewLazy(opts Options) *Lazy { return &Lazy{opts: opts} }
+
+// Connect makes the engine now, if it is not made yet.
+func (l *Lazy) Connect(ctx context.Context) (*Engine, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.eng != nil {
+		return l.eng, nil
+	}
+	e, err := New(ctx, l.opts)
+	if err != nil {
+		return nil, err
+	}
+	l.eng = e
+	return e, nil
+}
+
+func (l *Lazy) Capabilities(ctx context.Context) (sandbox.Capabilities, error) {
+	e, err := l.Connect(ctx)
+	if err != nil {
+		return sandbox.Capabilities{}, err
+	}
+	return e.Capabilities(ctx)
+}
+
+func (l *Lazy) Build(ctx context.Context, language string, source []byte, dir string) (sandbox.Build, string, error) {
+	e, err := l.Connect(ctx)
+	if err != nil {
+		return sandbox.Build{}, "", err
+	}
+	return e.Build(ctx, language, source, dir)
+}
+
+func (l *Lazy) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResult, error) {
+	e, err := l.Connect(ctx)
+	if err != nil {
+		return sandbox.RunResult{}, err
+	}
+	return e.Run(ctx, x)
+}
+
+func (l *Lazy) Judge(ctx context.Context, req sandbox.JudgeRequest, progress func(sandbox.TestResult)) (sandbox.JudgeResult, error) {
+	e, err := l.Connect(ctx)
+	if err != nil {
+		return sandbox.JudgeResult{}, err
+	}
+	return e.Judge(ctx, req, progress)
+}

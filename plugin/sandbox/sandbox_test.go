@@ -1,0 +1,554 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	goplugin "github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc/codes"
+
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
+)
+
+// fakeEngine returns canned results: these tests are about the protocol,
+// not about running anything.
+type fakeEngine struct {
+	mu   sync.Mutex
+	errs map[string]error // by method: returned instead of a result
+
+	caps   Capabilities
+	build  Build
+	run    RunResult
+	output []byte
+	tests  []TestResult
+	judge  JudgeResult
+
+	// runGate, if set, is waited on inside Run (after its input is read).
+	runGate chan struct{}
+	// step, if set, is called before the i-th test is reported.
+	step func(i int)
+
+	lastRun   Execution
+	lastInput []byte
+	lastJudge JudgeRequest
+	buildDirs []string
+}
+
+func (f *fakeEngine) err(method string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.errs[method]
+}
+
+func (f *fakeEngine) Capabilities(context.Context) (Capabilities, error) {
+	if err := f.err("capabilities"); err != nil {
+		return Capabilities{}, err
+	}
+	return f.caps, nil
+}
+
+func (f *fakeEngine) Build(_ context.Context, language string, source []byte, dir string) (Build, string, error) {
+	d, err := os.MkdirTemp(dir, "fake-artefact-")
+	if err != nil {
+		return Build{}, "", err
+	}
+	if err := os.WriteFile(filepath.Join(d, "main"), source, 0o755); err != nil {
+		return Build{}, d, err
+	}
+	f.mu.Lock()
+	f.buildDirs = append(f.buildDirs, d)
+	f.mu.Unlock()
+	if err := f.err("build"); err != nil {
+		return Build{}, d, err
+	}
+	return f.build, d, nil
+}
+
+func (f *fakeEngine) Run(_ context.Context, x Execution) (RunResult, error) {
+	var in []byte
+	if x.InputPath != "" {
+		in, _ = os.ReadFile(x.InputPath)
+	}
+	f.mu.Lock()
+	f.lastRun, f.lastInput = x, in
+	gate := f.runGate
+	f.mu.Unlock()
+	if gate != nil {
+		<-gate
+	}
+	if err := f.err("run"); err != nil {
+		return RunResult{}, err
+	}
+	_, _ = x.Output.Write(f.output)
+	return f.run, nil
+}
+
+func (f *fakeEngine) Judge(_ context.Context, req JudgeRequest, progress func(TestResult)) (JudgeResult, error) {
+	f.mu.Lock()
+	f.lastJudge = req
+	f.mu.Unlock()
+	if err := f.err("judge"); err != nil {
+		return JudgeResult{}, err
+	}
+	for i, t := range f.tests {
+		if f.step != nil {
+			f.step(i)
+		}
+		progress(t)
+	}
+	res := f.judge
+	res.Tests = f.tests
+	return res, nil
+}
+
+// connect serves eng in process with go-plugin's test helper and returns
+// the client a host would dispense.
+func connect(t *testing.T, eng Engine) (Sandbox, *Server) {
+	t.Helper()
+	srv, err := NewServer(eng, ServerOptions{TmpDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, _ := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{PluginName: &GRPCPlugin{Impl: srv}})
+	t.Cleanup(func() {
+		_ = client.Close()
+		_ = srv.Close(context.Background())
+	})
+	raw, err := client.Dispense(PluginName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, ok := raw.(Sandbox)
+	if !ok {
+		t.Fatalf("dispensed %T, not a Sandbox", raw)
+	}
+	return sb, srv
+}
+
+func okEngine() *fakeEngine {
+	return &fakeEngine{
+		caps: Capabilities{
+			Version:   "v9.9.9",
+			Languages: []Language{{ID: "c11", Name: "C11 (gcc)", Aliases: []string{"c"}, Extensions: []string{".c"}, Compiled: true}, {ID: "python3", Name: "Python 3"}},
+			Host:      Host{Rootless: true, CgroupManager: "systemd", Shim: true, PodmanVersion: "5.4.2"},
+		},
+		build: Build{OK: true, Output: "warning: unused\n", Time: 1500 * time.Millisecond, Peak: 42 << 20},
+		run: RunResult{
+			ExitCode: 137, Signal: "SIGKILL", Killed: KilledTimeLimit, KilledNote: "3.01 s of processor time",
+			Time: 3010 * time.Millisecond, Peak: 7 << 20, MemoryExceeded: false, OutputBytes: 4,
+			TimeFrom: "shim", PeakFrom: "shim peak", MemoryFrom: "memory.events", Wall: 4 * time.Second,
+		},
+		output: []byte("3\n4\n"),
+	}
+}
+
+func TestCapabilitiesCrossTheWire(t *testing.T) {
+	eng := okEngine()
+	sb, _ := connect(t, eng)
+	got, err := sb.Capabilities(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := eng.caps
+	want.ProtocolVersion = 1 // filled in by the server
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Capabilities = %+v\nwant %+v", got, want)
+	}
+}
+
+func TestCompileRunRelease(t *testing.T) {
+	eng := okEngine()
+	sb, srv := connect(t, eng)
+	ctx := context.Background()
+
+	c, err := sb.Compile(ctx, "c11", []byte("int main(){}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.OK || c.Handle == "" || c.Output != eng.build.Output || c.Time != eng.build.Time || c.Peak != eng.build.Peak {
+		t.Fatalf("Compile = %+v, want the canned build and a handle", c)
+	}
+	if srv.Handles() != 1 {
+		t.Fatalf("server holds %d handles, want 1", srv.Handles())
+	}
+	dir := eng.buildDirs[0]
+
+	limits := Limits{Time: 3 * time.Second, Memory: 64 << 20, Output: 1 << 20, Wall: 10 * time.Second}
+	r, err := sb.Run(ctx, RunRequest{Handle: c.Handle, Input: []byte("1 2\n"), Limits: limits})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := eng.run
+	want.Output = eng.output
+	if !reflect.DeepEqual(r, want) {
+		t.Errorf("Run = %+v\nwant %+v", r, want)
+	}
+	if string(eng.lastInput) != "1 2\n" {
+		t.Errorf("the engine read input %q, want the bytes sent", eng.lastInput)
+	}
+	if eng.lastRun.Limits != limits || eng.lastRun.Artefacts.Dir != dir || eng.lastRun.Artefacts.Language != "c11" {
+		t.Errorf("the engine got %+v, want the limits, the artefacts' directory and language", eng.lastRun)
+	}
+	if _, err := os.Stat(eng.lastRun.InputPath); !os.IsNotExist(err) {
+		t.Errorf("the input file %s is still there after the run (%v)", eng.lastRun.InputPath, err)
+	}
+
+	in := filepath.Join(t.TempDir(), "in.txt")
+	if err := os.WriteFile(in, []byte("5 6\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Run(ctx, RunRequest{Handle: c.Handle, InputPath: in}); err != nil {
+		t.Fatal(err)
+	}
+	if eng.lastRun.InputPath != in || string(eng.lastInput) != "5 6\n" {
+		t.Errorf("input path: the engine got %q (%q), want %q", eng.lastRun.InputPath, eng.lastInput, in)
+	}
+
+	if err := sb.Release(ctx, c.Handle); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("artefacts %s still there after Release (%v)", dir, err)
+	}
+	if err := sb.Release(ctx, c.Handle); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("second Release: %v, want ErrInvalidArgument", err)
+	}
+	if _, err := sb.Run(ctx, RunRequest{Handle: c.Handle}); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), c.Handle) {
+		t.Errorf("Run after Release: %v, want ErrInvalidArgument naming the handle", err)
+	}
+}
+
+func TestFailedBuildIsAValueWithoutHandle(t *testing.T) {
+	eng := okEngine()
+	eng.build = Build{OK: false, Output: "main.c:1: error: expected ';'", Note: "the compiler exited with code 1", Peak: -1}
+	sb, srv := connect(t, eng)
+	c, err := sb.Compile(context.Background(), "c11", []byte("int main(){"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.OK || c.Handle != "" || c.Note != eng.build.Note || c.Output != eng.build.Output || c.Peak != -1 {
+		t.Errorf("Compile = %+v, want the failed build and no handle", c)
+	}
+	if srv.Handles() != 0 {
+		t.Errorf("server holds %d handles after a failed build", srv.Handles())
+	}
+	if _, err := os.Stat(eng.buildDirs[0]); !os.IsNotExist(err) {
+		t.Errorf("a failed build's directory is still there (%v)", err)
+	}
+}
+
+func TestBadRequestsAreInvalidArgument(t *testing.T) {
+	eng := okEngine()
+	sb, _ := connect(t, eng)
+	ctx := context.Background()
+	c, err := sb.Compile(ctx, "c11", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range map[string]func() error{
+		"empty source": func() error { _, err := sb.Compile(ctx, "c11", nil); return err },
+		"both inputs": func() error {
+			_, err := sb.Run(ctx, RunRequest{Handle: c.Handle, Input: []byte("1"), InputPath: "/etc/hostname"})
+			return err
+		},
+		"negative limit": func() error {
+			_, err := sb.Run(ctx, RunRequest{Handle: c.Handle, Limits: Limits{Memory: -1}})
+			return err
+		},
+		"unknown handle":  func() error { _, err := sb.Run(ctx, RunRequest{Handle: "h-nope"}); return err },
+		"release unknown": func() error { return sb.Release(ctx, "h-nope") },
+		"judge no dir": func() error {
+			_, err := sb.Judge(ctx, JudgeRequest{Language: "c11", Source: []byte("x")}, nil)
+			return err
+		},
+		"input too large": func() error {
+			_, err := sb.Run(ctx, RunRequest{Handle: c.Handle, Input: make([]byte, MaxMessage)})
+			return err
+		},
+	} {
+		if err := call(); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("%s: %v, want ErrInvalidArgument", name, err)
+		}
+	}
+}
+
+func TestOutputTruncation(t *testing.T) {
+	eng := okEngine()
+	eng.run.OutputBytes = 1 << 30 // the runner counted more than it passed on
+	sb, _ := connect(t, eng)
+	c, err := sb.Compile(context.Background(), "c11", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := sb.Run(context.Background(), RunRequest{Handle: c.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.OutputTruncated || r.OutputBytes != 1<<30 || string(r.Output) != string(eng.output) {
+		t.Errorf("Run = truncated %t, %d bytes, %q; want truncated, 1 GiB counted, the bytes kept", r.OutputTruncated, r.OutputBytes, r.Output)
+	}
+
+	w := &capped{keep: 5}
+	for _, s := range []string{"abc", "def", "ghi"} {
+		if n, err := w.Write([]byte(s)); n != 3 || err != nil {
+			t.Fatalf("Write = %d, %v; a capped writer never fails", n, err)
+		}
+	}
+	if string(w.buf) != "abcde" || !w.dropped {
+		t.Errorf("capped kept %q (dropped %t), want \"abcde\" and dropped", w.buf, w.dropped)
+	}
+}
+
+func TestReleaseWaitsForRunsUnderWay(t *testing.T) {
+	eng := okEngine()
+	eng.runGate = make(chan struct{})
+	sb, _ := connect(t, eng)
+	ctx := context.Background()
+	c, err := sb.Compile(ctx, "c11", []byte("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := eng.buildDirs[0]
+	done := make(chan error, 1)
+	go func() {
+		_, err := sb.Run(ctx, RunRequest{Handle: c.Handle})
+		done <- err
+	}()
+	waitFor(t, func() bool { eng.mu.Lock(); defer eng.mu.Unlock(); return eng.lastRun.Artefacts.Dir != "" })
+	if err := sb.Release(ctx, c.Handle); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("artefacts removed while a run uses them: %v", err)
+	}
+	close(eng.runGate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { _, err := os.Stat(dir); return os.IsNotExist(err) })
+}
+
+func TestJudgeStreamsEachTestAsItIsJudged(t *testing.T) {
+	eng := okEngine()
+	eng.tests = []TestResult{
+		{Index: 1, Total: 3, Name: "sample1", Sample: true, Verdict: AC, Time: 10 * time.Millisecond, Peak: 1 << 20},
+		{Index: 2, Total: 3, Name: "1", Verdict: PA, Note: "half", Time: 20 * time.Millisecond, Peak: -1, Points: 0.5},
+		{Index: 3, Total: 3, Name: "2", Verdict: TLE, Note: "processor ceiling: 3.0 s", Time: 3 * time.Second, Peak: 2 << 20},
+	}
+	checker := Build{OK: true, Time: time.Second, Peak: 30 << 20}
+	eng.judge = JudgeResult{Verdict: TLE, Note: "test 2: processor ceiling", Build: Build{OK: true, Output: "ok", Time: 2 * time.Second, Peak: 50 << 20}, Checker: &checker}
+
+	// The engine reports test i only once the client has seen test i-1:
+	// a server that batched the events would stall here.
+	seen := make(chan string, len(eng.tests))
+	var streamed = true
+	eng.step = func(i int) {
+		if i == 0 {
+			return
+		}
+		select {
+		case name := <-seen:
+			if name != eng.tests[i-1].Name {
+				t.Errorf("client saw %q before test %d, want %q", name, i, eng.tests[i-1].Name)
+			}
+		case <-time.After(10 * time.Second):
+			streamed = false
+		}
+	}
+	sb, _ := connect(t, eng)
+	var got []TestResult
+	res, err := sb.Judge(context.Background(), JudgeRequest{ProblemDir: "/p", Language: "c11", Source: []byte("src"), StopOnFirstFailure: true}, func(tr TestResult) {
+		got = append(got, tr)
+		seen <- tr.Name
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !streamed {
+		t.Error("a test event did not reach the client before the next test was judged")
+	}
+	if !reflect.DeepEqual(got, eng.tests) || !reflect.DeepEqual(res.Tests, eng.tests) {
+		t.Errorf("tests: progress %+v, result %+v\nwant %+v", got, res.Tests, eng.tests)
+	}
+	want := eng.judge
+	want.Tests = eng.tests
+	if !reflect.DeepEqual(res, want) {
+		t.Errorf("Judge = %+v\nwant %+v", res, want)
+	}
+	if r := eng.lastJudge; r.ProblemDir != "/p" || r.Language != "c11" || string(r.Source) != "src" || !r.StopOnFirstFailure {
+		t.Errorf("the engine got %+v", r)
+	}
+}
+
+func TestEveryVerdictCrossesTheWire(t *testing.T) {
+	for _, v := range Verdicts() {
+		if got := verdictGo(verdictPB(v)); got != v {
+			t.Errorf("%s came back as %q", v, got)
+		}
+	}
+	if len(verdictToPB) != len(Verdicts()) {
+		t.Errorf("%d verdicts mapped, %d listed", len(verdictToPB), len(Verdicts()))
+	}
+	for _, k := range []string{"", KilledOutputLimit, KilledWallLimit, KilledTimeLimit, KilledIdle} {
+		if got := killedGo(killedPB(k)); got != k {
+			t.Errorf("killed %q came back as %q", k, got)
+		}
+	}
+	if got := killedGo(killedPB("wrong answer")); got == "" {
+		t.Error("an unlisted kill reason came back as not killed")
+	}
+}
+
+// errorCases are the engine's errors and the kind each must reach a judge as.
+func errorCases(t *testing.T) []struct {
+	name string
+	err  error
+	kind error
+	code codes.Code
+} {
+	_, unknownLang := lang.Default().Lookup("cobol")
+	_, brokenProblem := problem.Load(t.TempDir())
+	if unknownLang == nil || brokenProblem == nil {
+		t.Fatal("the real errors did not happen")
+	}
+	return []struct {
+		name string
+		err  error
+		kind error
+		code codes.Code
+	}{
+		{"podman unreachable", Mark(errors.New("cannot reach the Podman API at unix:///run/podman/podman.sock"), ErrUnavailable), ErrUnavailable, codes.Unavailable},
+		{"image missing", Mark(fmt.Errorf("build: %w", errors.New(`image "localhost/podjail-gcc" is not in this Podman's storage`)), ErrFailedPrecondition), ErrFailedPrecondition, codes.FailedPrecondition},
+		{"unknown language", unknownLang, ErrInvalidArgument, codes.InvalidArgument},
+		{"broken problem", brokenProblem, ErrInvalidArgument, codes.InvalidArgument},
+		{"bad request", Mark(errors.New("input: no such file"), ErrInvalidArgument), ErrInvalidArgument, codes.InvalidArgument},
+		{"anything else", errors.New("shim failed at step exec: permission denied"), ErrInternal, codes.Internal},
+		{"cancelled", fmt.Errorf("run: %w", context.Canceled), context.Canceled, codes.Canceled},
+		{"deadline", context.DeadlineExceeded, context.DeadlineExceeded, codes.DeadlineExceeded},
+	}
+}
+
+var kinds = []error{ErrUnavailable, ErrFailedPrecondition, ErrInvalidArgument, ErrInternal, context.Canceled, context.DeadlineExceeded}
+
+// checkKind checks that err is exactly kind, with code and the engine's message.
+func checkKind(t *testing.T, what string, err, kind error, code codes.Code, msg string) {
+	t.Helper()
+	for _, k := range kinds {
+		if errors.Is(err, k) != (k == kind) {
+			t.Errorf("%s: errors.Is(%v, %v) = %t", what, err, k, errors.Is(err, k))
+		}
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Code != code {
+		t.Errorf("%s: %#v, want an *Error with code %s", what, err, code)
+	}
+	if !strings.Contains(err.Error(), msg) {
+		t.Errorf("%s: %q lost the server's message %q", what, err, msg)
+	}
+}
+
+func TestErrorsRoundTripToTheirKind(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range errorCases(t) {
+		eng := okEngine()
+		sb, _ := connect(t, eng)
+		h, err := sb.Compile(ctx, "c11", []byte("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		eng.errs = map[string]error{"capabilities": c.err, "build": c.err, "run": c.err, "judge": c.err}
+		_, err = sb.Capabilities(ctx)
+		checkKind(t, c.name+": Capabilities", err, c.kind, c.code, c.err.Error())
+		_, err = sb.Compile(ctx, "c11", []byte("x"))
+		checkKind(t, c.name+": Compile", err, c.kind, c.code, c.err.Error())
+		_, err = sb.Run(ctx, RunRequest{Handle: h.Handle})
+		checkKind(t, c.name+": Run", err, c.kind, c.code, c.err.Error())
+		_, err = sb.Judge(ctx, JudgeRequest{ProblemDir: "/p", Language: "c11", Source: []byte("x")}, nil)
+		checkKind(t, c.name+": Judge", err, c.kind, c.code, c.err.Error())
+	}
+}
+
+func TestStatusMappingBothWays(t *testing.T) {
+	for _, c := range errorCases(t) {
+		if got := Code(c.err); got != c.code {
+			t.Errorf("%s: Code = %s, want %s", c.name, got, c.code)
+		}
+		checkKind(t, c.name, fromStatus(toStatus(c.err)), c.kind, c.code, c.err.Error())
+	}
+	if toStatus(nil) != nil || fromStatus(nil) != nil {
+		t.Error("nil did not stay nil")
+	}
+	m := Mark(errors.New("the message"), ErrUnavailable)
+	if m.Error() != "the message" {
+		t.Errorf("Mark changed the message: %q", m)
+	}
+}
+
+func TestCloseEndsCallsAndRemovesArtefacts(t *testing.T) {
+	eng := okEngine()
+	sb, srv := connect(t, eng)
+	ctx := context.Background()
+	if _, err := sb.Compile(ctx, "c11", []byte("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(srv.dir); !os.IsNotExist(err) {
+		t.Errorf("the server's directory is still there after Close (%v)", err)
+	}
+	if _, err := sb.Capabilities(ctx); !errors.Is(err, ErrUnavailable) {
+		t.Errorf("a call after Close: %v, want ErrUnavailable", err)
+	}
+}
+
+func TestCloseCancelsCallsUnderWay(t *testing.T) {
+	started := make(chan struct{})
+	eng := &blockingEngine{fakeEngine: okEngine(), started: started}
+	sb, srv := connect(t, eng)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sb.Capabilities(context.Background())
+		done <- err
+	}()
+	<-started
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := srv.Close(ctx); err != nil {
+		t.Fatalf("Close did not see the call end: %v", err)
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the call under way ended with %v, want context.Canceled", err)
+	}
+}
+
+// blockingEngine's Capabilities waits for its context to end.
+type blockingEngine struct {
+	*fakeEngine
+	started chan struct{}
+}
+
+func (b *blockingEngine) Capabilities(ctx context.Context) (Capabilities, error) {
+	close(b.started)
+	<-ctx.Done()
+	return Capabilities{}, ctx.Err()
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatal("condition not met in 10 s")
+}

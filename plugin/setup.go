@@ -1,0 +1,89 @@
+package plugin
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/bindings"
+	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
+	"github.com/podjail/podjail/policy"
+)
+
+// Setup says how to make a Runner on this host.
+type Setup struct {
+	// URL of the Podman API. Zero value: socket discovery
+	// ($CONTAINER_HOST, the user's socket, /run/podman/podman.sock).
+	URL string
+	// Shim is the host path of podjail-shim. Zero value: runs without it.
+	Shim string
+	// Log receives the runner's log. Zero value: nothing is logged.
+	Log hclog.Logger
+}
+
+// Connect reaches the Podman service picked by socket discovery.
+func Connect(ctx context.Context, url string) (*bindings.Client, error) {
+	uid := os.Geteuid()
+	d := bindings.Discovery{
+		Flag:          url,
+		ContainerHost: os.Getenv("CONTAINER_HOST"),
+		XDGRuntimeDir: os.Getenv("XDG_RUNTIME_DIR"),
+		UID:           uid,
+	}
+	return bindings.Connect(ctx, d.URL(), uid != 0)
+}
+
+// NewRunner connects to Podman, picks the cgroup driver it uses, writes
+// the seccomp profile, and removes the containers and cgroups that dead
+// podjail instances of this host left.
+func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
+	log := s.Log
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	client, err := Connect(ctx, s.URL)
+	if err != nil {
+		return nil, err
+	}
+	self, err := Self()
+	if err != nil {
+		return nil, err
+	}
+	if swept, err := Sweep(ctx, client, self); err != nil {
+		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
+	} else if len(swept) > 0 {
+		log.Info("removed containers left by dead podjail instances", "containers", swept)
+	}
+	host, err := client.Host(ctx)
+	if err != nil {
+		return nil, err
+	}
+	driver, err := cgmanager.New(host.CgroupManager, host.Rootless)
+	if err != nil {
+		return nil, err
+	}
+	if swept, err := SweepParents(ctx, driver, self); err != nil {
+		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
+	} else if len(swept) > 0 {
+		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
+	}
+	profile, err := policy.WriteSeccomp(seccompDir(host.Rootless))
+	if err != nil {
+		return nil, fmt.Errorf("write the seccomp profile: %w", err)
+	}
+	return &Runner{Runtime: client, Self: self, Cgroups: driver, Shim: s.Shim,
+		Seccomp: profile, Levels: policy.NewLevelPool(), Log: log}, nil
+}
+
+// seccompDir holds podjail's seccomp profile where the Podman service can
+// read it and nobody else can write: /run/podjail, or the user's runtime
+// directory rootless.
+func seccompDir(rootless bool) string {
+	if d := os.Getenv("XDG_RUNTIME_DIR"); rootless && d != "" {
+		return filepath.Join(d, "podjail")
+	}
+	return "/run/podjail"
+}
