@@ -49,8 +49,8 @@ type Spec struct {
 	ShimFile string
 	// Env is the container's environment. Zero value: the image's only.
 	Env map[string]string
-	// Binds are host paths bind-mounted read-only (artefacts, a
-	// checker's files). Zero value: none.
+	// Binds are host paths bind-mounted (artefacts, a checker's files,
+	// isolate's box). Zero value: none.
 	Binds []Bind
 	// Writable leaves the root filesystem writable, in the container's
 	// own layer (the build step's compiler writes there). Zero value:
@@ -72,10 +72,12 @@ type Spec struct {
 	CgroupParent string
 }
 
-// Bind is one read-only bind mount.
+// Bind is one bind mount, read-only unless Writable.
 type Bind struct {
 	// Source is the host path; Destination the path in the container.
 	Source, Destination string
+	// Writable mounts it read-write (isolate's box). Zero value: read-only.
+	Writable bool
 }
 
 // cpuPeriod is the CFS period, in microseconds, that CPUs is a share of.
@@ -138,7 +140,7 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	g.ReadOnlyFilesystem = &readOnly
 	g.WorkDir = s.WorkDir
 	g.ReadWriteTmpfs = &no
-	if s.Profile.ScratchPath != "" {
+	if s.Profile.ScratchPath != "" && !s.bindsAt(s.Profile.ScratchPath) {
 		g.Mounts = append(g.Mounts, spec.Mount{
 			Destination: s.Profile.ScratchPath,
 			Type:        "tmpfs",
@@ -155,11 +157,15 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 		})
 	}
 	for _, b := range s.Binds {
+		mode := "ro"
+		if b.Writable {
+			mode = "rw"
+		}
 		g.Mounts = append(g.Mounts, spec.Mount{
 			Destination: b.Destination,
 			Type:        "bind",
 			Source:      b.Source,
-			Options:     []string{"ro", "nosuid", "nodev", "rbind"},
+			Options:     []string{mode, "nosuid", "nodev", "rbind"},
 		})
 	}
 	if s.InputFile != "" {
@@ -196,4 +202,15 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 		return nil, fmt.Errorf("container spec: %w", err)
 	}
 	return g, nil
+}
+
+// bindsAt reports whether a bind mount goes to dir (it then replaces the
+// scratch tmpfs there: isolate's --dir=/tmp=...).
+func (s Spec) bindsAt(dir string) bool {
+	for _, b := range s.Binds {
+		if b.Destination == dir {
+			return true
+		}
+	}
+	return false
 }

@@ -84,6 +84,9 @@ type RunRequest struct {
 	Stop       <-chan struct{}
 	StopReason string
 
+	// Env adds NAME=VALUE entries to the program's environment, which is
+	// otherwise the shim's clean one. Zero value: nothing added.
+	Env []string
 	// Writable, WorkDir and Binds are passed to the container spec (see
 	// bindings.Spec). Zero values: read-only root, the image's working
 	// directory, no extra mounts.
@@ -401,6 +404,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	cmd := []string{bindings.ShimPath,
 		"--memory", strconv.FormatInt(req.MemoryBytes, 10),
 		"--pids", strconv.FormatInt(req.Pids, 10)}
+	for _, e := range req.Env {
+		cmd = append(cmd, "--env", e)
+	}
 	switch {
 	case req.StdinStream != nil:
 		cmd = append(cmd, "--stdin", shim.StdinInherit)

@@ -44,6 +44,11 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
+	// Judges that exec podjail may clear the environment (omegaUp's Runner
+	// does); the user's runtime directory is where systemd makes it.
+	if uid := os.Geteuid(); uid != 0 && os.Getenv("XDG_RUNTIME_DIR") == "" {
+		_ = os.Setenv("XDG_RUNTIME_DIR", fmt.Sprintf("/run/user/%d", uid))
+	}
 	client, err := Connect(ctx, s.URL)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -22,6 +23,8 @@ const usage = `usage: podjail COMMAND [flags]
 commands:
   run      run one program in one fresh container and report how it ended
   judge    build a submission and judge it on every test of a problem
+  omegajail  omegajail's command line, for omegaUp's Runner (docs/omegajail.md)
+  isolate    isolate's command line, for CMS, Judge0 and others (docs/isolate.md)
   doctor   check that this host can run podjail
 
 Run "podjail COMMAND -h" for a command's flags.
@@ -37,7 +40,12 @@ const (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	args := os.Args[1:]
+	// Installed under another tool's name (a symlink), podjail is that tool.
+	if name := filepath.Base(os.Args[0]); name == "omegajail" || name == "isolate" {
+		args = append([]string{name}, args...)
+	}
+	code := run(ctx, args, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
 }
@@ -57,6 +65,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return runCommand(ctx, args[1:], stdout, stderr, log)
 	case "judge":
 		return judgeCommand(ctx, args[1:], stdout, stderr, log)
+	case "omegajail":
+		return omegajailCommand(ctx, args[1:], stderr, log)
+	case "isolate":
+		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
 	case "-h", "--help", "help":
@@ -66,4 +78,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "podjail: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
+}
+
+// stdinOf is the process's stdin when stdout is the process's own (the
+// command line), else nothing: tests call run with buffers.
+func stdinOf(stdout io.Writer) io.Reader {
+	if stdout == os.Stdout {
+		return os.Stdin
+	}
+	return nil
 }

@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/isolate"
+)
+
+// isolateDefaultImage holds the programs an isolate user runs by their
+// host paths (/usr/bin/g++, /bin/bash): isolate runs them from the host's
+// root, podjail from this image. PODJAIL_ISOLATE_IMAGE overrides it.
+const isolateDefaultImage = "localhost/podjail-gcc:latest"
+
+// isolateCommand does what CMS and Judge0 ask of isolate (see
+// docs/isolate.md): --init makes the box directory, each --run runs in a
+// fresh container with the box mounted read-write at /box, --cleanup
+// removes it. Exit codes are isolate's: 0 ok, 1 the program failed, 2 a
+// sandbox error.
+func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, log hclog.Logger) int {
+	cmd, err := isolate.ParseArgs(args)
+	if err != nil {
+		fmt.Fprint(stderr, err.Error())
+		return isolate.ExitSandbox
+	}
+	root := isolateRoot()
+	switch cmd.Mode {
+	case isolate.ModeInit:
+		dir, err := isolate.InitBox(root, cmd.BoxID)
+		if err != nil {
+			fmt.Fprintf(stderr, "%v\n", err)
+			return isolate.ExitSandbox
+		}
+		// The program runs as 65534 and must write its box.
+		if err := os.Chmod(filepath.Join(dir, isolate.BoxSubdir), 0o777); err != nil {
+			fmt.Fprintf(stderr, "%v\n", err)
+			return isolate.ExitSandbox
+		}
+		fmt.Fprintln(stdout, dir)
+		return isolate.ExitOK
+	case isolate.ModeCleanup:
+		if err := isolate.CleanupBox(root, cmd.BoxID); err != nil {
+			fmt.Fprintf(stderr, "%v\n", err)
+			return isolate.ExitSandbox
+		}
+		return isolate.ExitOK
+	case isolate.ModeRun:
+		meta, err := isolateRun(ctx, cmd, root, stdin, stdout, log)
+		if err != nil {
+			meta = isolate.Failed(err.Error())
+			fmt.Fprintf(stderr, "%v\n", err)
+		}
+		if cmd.Meta != "" {
+			if werr := writeIsolateMeta(cmd.Meta, stdout, meta); werr != nil {
+				fmt.Fprintf(stderr, "%v\n", werr)
+				return isolate.ExitSandbox
+			}
+		}
+		if cmd.Silent == 0 && meta.Status != "" {
+			fmt.Fprintln(stderr, meta.Message)
+		} else if cmd.Silent == 0 {
+			fmt.Fprintln(stderr, "OK")
+		}
+		return isolate.ExitCode(meta)
+	}
+	fmt.Fprintf(stderr, "podjail isolate: %s is not supported\n", cmd.Mode)
+	return isolate.ExitSandbox
+}
+
+// isolateRoot is where boxes live: $PODJAIL_ISOLATE_ROOT, isolate's own
+// root for root, a directory of the user's otherwise.
+func isolateRoot() string {
+	if r := os.Getenv("PODJAIL_ISOLATE_ROOT"); r != "" {
+		return r
+	}
+	if os.Geteuid() == 0 {
+		return isolate.DefaultBoxRoot
+	}
+	return fmt.Sprintf("/var/tmp/podjail-isolate-%d", os.Geteuid())
+}
+
+// sandboxFS maps paths inside the sandbox to host paths through the box
+// and the read-write --dir rules, longest prefix first.
+type sandboxFS struct {
+	mounts []bindings.Bind
+}
+
+func (s sandboxFS) host(inside, cwd string) (string, error) {
+	if !path.IsAbs(inside) {
+		inside = path.Join(cwd, inside)
+	}
+	for _, m := range s.mounts {
+		if rel, ok := strings.CutPrefix(inside, m.Destination); ok && (rel == "" || rel[0] == '/') {
+			return filepath.Join(m.Source, rel), nil
+		}
+	}
+	return "", fmt.Errorf("%s is not in the box or a --dir of the sandbox", inside)
+}
+
+func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.Reader, stdout io.Writer, log hclog.Logger) (isolate.Meta, error) {
+	box := filepath.Join(isolate.BoxDir(root, cmd.BoxID), isolate.BoxSubdir)
+	if _, err := os.Stat(box); err != nil {
+		return isolate.Meta{}, fmt.Errorf("box %d is not initialized (run --init): %v", cmd.BoxID, err)
+	}
+	fsys := sandboxFS{mounts: []bindings.Bind{{Source: box, Destination: "/box", Writable: true}}}
+	for _, d := range cmd.Dirs {
+		// Host system directories bound onto themselves (/etc, /usr) are
+		// the image's in podjail; only directories of the judge's own
+		// (CMS's home) are mounted.
+		out := filepath.Clean(d.Outside)
+		if d.Remove || d.Flags.Has(isolate.DirTmp) || d.Flags.Has(isolate.DirFS) || out == "/"+d.Inside {
+			continue
+		}
+		if _, err := os.Stat(out); err != nil && d.Flags.Has(isolate.DirMaybe) {
+			continue
+		}
+		fsys.mounts = append(fsys.mounts, bindings.Bind{Source: out, Destination: "/" + d.Inside, Writable: d.Flags.Has(isolate.DirRW)})
+	}
+	sort.Slice(fsys.mounts, func(i, j int) bool { return len(fsys.mounts[i].Destination) > len(fsys.mounts[j].Destination) })
+	cwd := cmd.Chdir
+	if cwd == "" {
+		cwd = "/box"
+	}
+	image := os.Getenv("PODJAIL_ISOLATE_IMAGE")
+	if image == "" {
+		image = isolateDefaultImage
+	}
+	prog := append([]string{}, cmd.Program...)
+	if len(prog) == 0 {
+		return isolate.Meta{}, fmt.Errorf("no program to run")
+	}
+	if !path.IsAbs(prog[0]) {
+		if !strings.Contains(prog[0], "/") {
+			return isolate.Meta{}, fmt.Errorf("%s: give the program's path (podjail does not search PATH)", prog[0])
+		}
+		prog[0] = path.Join(cwd, prog[0])
+	}
+	run := plugin.RunRequest{
+		Image:     image,
+		Command:   prog,
+		Binds:     fsys.mounts,
+		WorkDir:   cwd,
+		TimeLimit: cmd.Time,
+		WallLimit: cmd.WallTime,
+		Pids:      int64(cmd.Processes),
+		Output:    stdout,
+	}
+	if cmd.ExtraTime > 0 {
+		run.CPULimit = cmd.Time + cmd.ExtraTime
+	}
+	if run.TimeLimit <= 0 {
+		run.TimeLimit = cmd.WallTime
+	}
+	switch {
+	case cmd.CGMemKiB > 0:
+		run.MemoryBytes = int64(cmd.CGMemKiB) << 10
+	case cmd.MemKiB > 0:
+		run.MemoryBytes = int64(cmd.MemKiB) << 10
+	}
+	for _, e := range cmd.Env {
+		switch v, ok := os.LookupEnv(e.Name); {
+		case e.Set && e.Value != "":
+			run.Env = append(run.Env, e.Name+"="+e.Value)
+		case !e.Set && ok:
+			run.Env = append(run.Env, e.Name+"="+v)
+		}
+	}
+	switch {
+	case cmd.Stdin != "":
+		if cmd.Stdin != "/dev/null" {
+			in, err := fsys.host(cmd.Stdin, "/box")
+			if err != nil {
+				return isolate.Meta{}, err
+			}
+			run.InputFile = in
+		}
+	case stdin != nil:
+		run.StdinStream = stdin
+	}
+	if cmd.Stdout != "" {
+		out, err := fsys.host(cmd.Stdout, "/box")
+		if err != nil {
+			return isolate.Meta{}, err
+		}
+		f, err := os.Create(out)
+		if err != nil {
+			return isolate.Meta{}, err
+		}
+		defer f.Close()
+		run.Output = f
+	}
+	if cmd.Stderr != "" && !cmd.StderrToStdout {
+		// The program's stderr is discarded by the shim: the file is made, empty.
+		errPath, err := fsys.host(cmd.Stderr, "/box")
+		if err != nil {
+			return isolate.Meta{}, err
+		}
+		if err := os.WriteFile(errPath, nil, 0o666); err != nil {
+			return isolate.Meta{}, err
+		}
+	}
+	shimPath, err := findShim("")
+	if err != nil || shimPath == "" {
+		return isolate.Meta{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
+	}
+	runner, err := newRunner(ctx, "", shimPath, log)
+	if err != nil {
+		return isolate.Meta{}, err
+	}
+	res, err := runner.Run(ctx, run)
+	if err != nil {
+		return isolate.Meta{}, err
+	}
+	return isolateMeta(cmd, res), nil
+}
+
+// isolateMeta says in isolate's terms how the run ended.
+func isolateMeta(cmd isolate.Command, res plugin.RunResult) isolate.Meta {
+	m := res.Measure
+	s := isolate.Stats{Time: m.Time, WallTime: res.Wall, MaxRSSKiB: max(m.Peak, 0) >> 10, CG: cmd.CG,
+		CgMemKiB: max(m.Peak, 0) >> 10, CgOOMKilled: m.MemoryExceeded}
+	switch {
+	case res.Verdict == plugin.TLE:
+		return isolate.TimedOut(s, res.Killed == plugin.KilledWallLimit, res.Killed != "")
+	case res.Signal != "":
+		return isolate.Signaled(s, int(unix.SignalNum(res.Signal)))
+	}
+	return isolate.Exited(s, int(res.ExitCode))
+}
+
+func writeIsolateMeta(file string, stdout io.Writer, m isolate.Meta) error {
+	w := stdout
+	if file != "-" {
+		f, err := os.Create(file)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		w = f
+	}
+	return isolate.WriteMeta(w, m)
+}

@@ -1,0 +1,161 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podjail/podjail/internal/hosttest"
+)
+
+// isolateAs runs podjail installed as "isolate" (a symlink), the way CMS
+// and Judge0 exec it, with boxes under root.
+func isolateAs(t *testing.T, env hosttest.Env, root string, stdin []byte, args ...string) cmdResult {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "isolate")
+	if err := os.Symlink(env.Podjail, bin); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Env = append(os.Environ(), "PODJAIL_ISOLATE_ROOT="+root)
+	cmd.Stdin = bytes.NewReader(stdin)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("isolate %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, out.String(), errb.String())
+	return cmdResult{out.String(), errb.String(), code}
+}
+
+func readMeta(t *testing.T, path string) map[string]string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		m[k] = v
+	}
+	t.Logf("meta %s: %v", filepath.Base(path), m)
+	return m
+}
+
+// TestIsolateReplaysCMS issues the command sequence of CMS's
+// IsolateSandbox (cms/grading/Sandbox.py, as in plugin/isolate's
+// fixtures): init, compile with g++, chmod, evaluate, cleanup.
+func TestIsolateReplaysCMS(t *testing.T) {
+	env := hosttest.Podman(t)
+	root := t.TempDir()
+	outer := t.TempDir()
+	home := filepath.Join(outer, "home")
+	if err := os.Mkdir(home, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{root, outer, home} {
+		_ = os.Chmod(d, 0o777)
+	}
+	files := map[string]string{"batch.cpp": aPlusBCpp, "input.txt": "19 23\n"}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--init"); r.code != 0 || strings.TrimSpace(r.stdout) != filepath.Join(root, "1000") {
+		t.Fatalf("init: exit %d, printed %q", r.code, r.stdout)
+	}
+	common := []string{"--cg", "--box-id=1000", "--chdir=/tmp", "--dir=/tmp=" + home + ":rw", "--dir=/dev/shm:tmp",
+		"--dir=/etc/alternatives=/etc/alternatives"}
+	compile := append(append([]string{}, common...), "--dir=/etc=/etc", "--full-env", "--env=HOME=/tmp", "--cg-mem=524288",
+		"--stdout=/tmp/compilation_stdout_0.txt", "--processes=1000", "--stderr=/tmp/compilation_stderr_0.txt",
+		"--time=30", "--wall-time=90", "--meta="+outer+"/run.meta.0", "--run",
+		"--", "/usr/bin/g++", "-DEVAL", "-std=gnu++17", "-O2", "-pipe", "-static", "-s", "-o", "batch", "batch.cpp")
+	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
+		t.Fatalf("compile: exit %d", r.code)
+	}
+	if m := readMeta(t, outer+"/run.meta.0"); m["status"] != "" || m["exitcode"] != "0" {
+		t.Fatalf("compile meta: %v", m)
+	}
+	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--dir=/tmp="+home+":rw", "--run", "--", "/bin/chmod", "777", "-R", "/tmp"); r.code != 0 {
+		t.Fatalf("chmod: exit %d", r.code)
+	}
+	evaluate := append(append([]string{}, common...), "--env=HOME=/tmp", "--fsize=1048576", "--stdin=/tmp/input.txt",
+		"--cg-mem=262144", "--stdout=/tmp/output.txt", "--processes=1", "--stderr=/tmp/stderr.txt",
+		"--time=1", "--wall-time=3", "--meta="+outer+"/run.meta.1", "--run", "--", "./batch")
+	if r := isolateAs(t, env, root, nil, evaluate...); r.code != 0 {
+		t.Fatalf("evaluate: exit %d", r.code)
+	}
+	m := readMeta(t, outer+"/run.meta.1")
+	if m["status"] != "" || m["exitcode"] != "0" || m["time"] == "" || m["max-rss"] == "" {
+		t.Fatalf("evaluate meta: %v", m)
+	}
+	if out, _ := os.ReadFile(filepath.Join(home, "output.txt")); string(out) != "42\n" {
+		t.Fatalf("output.txt = %q, want 42", out)
+	}
+	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--cleanup"); r.code != 0 {
+		t.Fatalf("cleanup: exit %d", r.code)
+	}
+	if _, err := os.Stat(filepath.Join(root, "1000")); err == nil {
+		t.Error("the box is still there after --cleanup")
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// TestIsolateReplaysJudge0 issues Judge0's sequence (app/jobs/isolate_job.rb):
+// init, compile.sh and run.sh through bash with the shell's redirections,
+// and a time limit exceeded, then cleanup.
+func TestIsolateReplaysJudge0(t *testing.T) {
+	env := hosttest.Podman(t)
+	root := t.TempDir()
+	_ = os.Chmod(root, 0o777)
+	r := isolateAs(t, env, root, nil, "--cg", "-b", "42", "--init")
+	box := strings.TrimSpace(r.stdout)
+	if r.code != 0 || box == "" {
+		t.Fatalf("init: exit %d", r.code)
+	}
+	files := map[string]string{
+		"main.cpp":   aPlusBCpp,
+		"compile.sh": "/usr/bin/g++ -O2 -static -o a.out main.cpp\n",
+		"run.sh":     "./a.out\n",
+		"spin.sh":    "while :; do :; done\n",
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(box, "box", name), []byte(data), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j0Env := []string{"-E", "HOME=/tmp", "-E", "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+		"-E", "LANG", "-E", "LANGUAGE", "-E", "LC_ALL", "-d", "/etc:noexec"}
+	meta := box + "/metadata.txt"
+	compile := append(append([]string{"--cg", "-s", "-b", "42", "-M", meta, "--stderr-to-stdout",
+		"-i", "/dev/null", "-t", "30.0", "-x", "0", "-w", "60.0", "-k", "128000",
+		"-p120", "--cg-timing", "--cg-mem=512000", "-f", "4096"}, j0Env...), "--run", "--", "/bin/bash", "compile.sh")
+	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
+		t.Fatalf("compile: exit %d", r.code)
+	}
+	run := func(script, limit string) (cmdResult, map[string]string) {
+		args := append(append([]string{"--cg", "-s", "-b", "42", "-M", meta, "-t", limit, "-x", "1.0", "-w", "10.0",
+			"-k", "64000", "-p60", "--cg-timing", "--cg-mem=128000", "-f", "1024"}, j0Env...), "--run", "--", "/bin/bash", script)
+		r := isolateAs(t, env, root, []byte("19 23\n"), args...)
+		return r, readMeta(t, meta)
+	}
+	if r, m := run("run.sh", "5.0"); r.code != 0 || r.stdout != "42\n" || m["exitcode"] != "0" {
+		t.Fatalf("run: exit %d, stdout %q, meta %v", r.code, r.stdout, m)
+	}
+	if r, m := run("spin.sh", "0.5"); r.code != 1 || m["status"] != "TO" {
+		t.Fatalf("spinner: exit %d, meta %v; want exit 1 and status TO", r.code, m)
+	}
+	if r := isolateAs(t, env, root, nil, "--cg", "-b", "42", "--cleanup"); r.code != 0 {
+		t.Fatalf("cleanup: exit %d", r.code)
+	}
+	assertNothingLeft(t, env, "")
+}

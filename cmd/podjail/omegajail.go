@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/omegajail"
+)
+
+// omegajailCommand does what omegaUp's Runner asks of omegajail (see
+// docs/omegajail.md): compile into the home directory, or run in it, each
+// in a fresh container, and write the .meta file the Runner parses. A
+// failure of ours writes no .meta: the Runner must not read a verdict.
+func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log hclog.Logger) int {
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "podjail omegajail: %v\n", err)
+		return code
+	}
+	req, err := omegajail.ParseArgs(args)
+	if err != nil {
+		return fail(omegajail.UsageExitCode, err)
+	}
+	id, err := omegajail.LanguageID(req.Language)
+	if err != nil {
+		return fail(omegajail.UsageExitCode, err)
+	}
+	l, err := lang.Default().Lookup(id)
+	if err != nil {
+		return fail(omegajail.UsageExitCode, err)
+	}
+	shimPath, err := findShim("")
+	if err != nil || shimPath == "" {
+		return fail(exitFailure, fmt.Errorf("podjail-shim not found beside podjail (%v)", err))
+	}
+	runner, err := newRunner(ctx, "", shimPath, log)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	var meta omegajail.Meta
+	if req.Mode == omegajail.ModeCompile {
+		meta, err = omegajailCompile(ctx, runner, req, l)
+	} else {
+		meta, err = omegajailRun(ctx, runner, req, l)
+	}
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	if req.Meta != "" {
+		var b bytes.Buffer
+		if err := omegajail.WriteMeta(&b, meta); err != nil {
+			return fail(exitFailure, err)
+		}
+		if err := os.WriteFile(req.Meta, b.Bytes(), 0o644); err != nil {
+			return fail(exitFailure, err)
+		}
+	}
+	return omegajail.ExitCode(meta)
+}
+
+// omegajailCompile builds the one source in the home directory and puts
+// the artefacts beside it; the compiler's messages go to -2 (where
+// omegajail's compilers write them).
+func omegajailCompile(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language) (omegajail.Meta, error) {
+	if len(req.CompileSources) != 1 {
+		return omegajail.Meta{}, fmt.Errorf("podjail compiles one source file, got %d", len(req.CompileSources))
+	}
+	src, err := os.ReadFile(filepath.Join(req.Homedir, req.CompileSources[0]))
+	if err != nil {
+		return omegajail.Meta{}, err
+	}
+	if req.TimeLimitMs != nil {
+		l.BuildTimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
+	}
+	start := time.Now()
+	b, err := r.Build(ctx, l, src, "")
+	if b.Dir != "" {
+		defer os.RemoveAll(b.Dir)
+	}
+	if err != nil {
+		return omegajail.Meta{}, err
+	}
+	if err := writeIfNamed(req.Stdout, nil); err != nil {
+		return omegajail.Meta{}, err
+	}
+	if err := writeIfNamed(req.Stderr, []byte(b.Output)); err != nil {
+		return omegajail.Meta{}, err
+	}
+	status := 1
+	if b.OK {
+		status = 0
+		for _, a := range l.Artefacts {
+			data, err := os.ReadFile(filepath.Join(b.Dir, a))
+			if err != nil {
+				return omegajail.Meta{}, err
+			}
+			if err := os.WriteFile(filepath.Join(req.Homedir, a), data, 0o755); err != nil {
+				return omegajail.Meta{}, err
+			}
+		}
+	}
+	return omegajail.Meta{TimeUs: b.Time.Microseconds(), WallTimeUs: time.Since(start).Microseconds(),
+		MemBytes: max(b.Peak, 0), ExitStatus: &status}, nil
+}
+
+// omegajailRun runs the artefacts of the home directory (mounted
+// read-only) on -0, stdout to -1; the program's stderr is discarded by
+// the shim, so -2 is left empty.
+func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language) (omegajail.Meta, error) {
+	homedir, err := filepath.Abs(req.Homedir)
+	if err != nil {
+		return omegajail.Meta{}, err
+	}
+	run := plugin.RunRequest{
+		Image:     l.RunImage,
+		Command:   append(append([]string{}, l.Run...), req.ExtraArgs...),
+		Binds:     []bindings.Bind{{Source: homedir, Destination: lang.ArtefactDir}},
+		WallLimit: req.WallTimeLimit(),
+		TimeLimit: l.ExtraTime,
+	}
+	if req.Stdin != "" && req.Stdin != "-" {
+		run.InputFile = req.Stdin
+	}
+	if req.TimeLimitMs != nil {
+		run.TimeLimit += time.Duration(*req.TimeLimitMs) * time.Millisecond
+	}
+	if run.TimeLimit == 0 {
+		run.TimeLimit = req.WallTimeLimit()
+	}
+	if req.MemoryLimit != nil {
+		run.MemoryBytes = int64(*req.MemoryLimit)
+	}
+	if req.OutputLimit != nil {
+		run.OutputLimit = int64(*req.OutputLimit)
+	}
+	if req.Stdout != "" {
+		f, err := os.Create(req.Stdout)
+		if err != nil {
+			return omegajail.Meta{}, err
+		}
+		defer f.Close()
+		run.Output = f
+	}
+	if err := writeIfNamed(req.Stderr, nil); err != nil {
+		return omegajail.Meta{}, err
+	}
+	res, err := r.Run(ctx, run)
+	if err != nil {
+		return omegajail.Meta{}, err
+	}
+	return omegajailMeta(res, run.MemoryBytes), nil
+}
+
+// omegajailMeta says in omegajail's terms how the run ended: the Runner
+// turns SIGXCPU into TLE, SIGXFSZ into OLE, memory above the limit into
+// MLE and SIGSYS into RFE.
+func omegajailMeta(res plugin.RunResult, memoryLimit int64) omegajail.Meta {
+	m := omegajail.Meta{TimeUs: res.Measure.Time.Microseconds(), WallTimeUs: res.Wall.Microseconds(), MemBytes: max(res.Measure.Peak, 0)}
+	if rep := res.Report; rep != nil && res.Measure.Time == res.Measure.ShimTime {
+		m.TimeUs, m.SysTimeUs = rep.UserUs, rep.SysUs
+	}
+	switch res.Verdict {
+	case plugin.TLE:
+		m.Signal = "SIGXCPU"
+	case plugin.OLE:
+		m.Signal = "SIGXFSZ"
+	case plugin.MLE:
+		m.Signal = "SIGKILL"
+		m.MemBytes = max(m.MemBytes, memoryLimit+1)
+	case plugin.RFE:
+		m.Signal = "SIGSYS"
+	default:
+		if res.Signal != "" {
+			m.Signal = res.Signal
+		} else {
+			status := int(res.ExitCode)
+			m.ExitStatus = &status
+		}
+	}
+	return m
+}
+
+func writeIfNamed(path string, data []byte) error {
+	if path == "" {
+		return nil
+	}
+	return os.WriteFile(path, data, 0o644)
+}
