@@ -2,6 +2,7 @@ package bindings
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/containers/podman/v5/pkg/specgen"
 	spec "github.com/opencontainers/runtime-spec/specs-go"
@@ -131,7 +132,9 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	g.SeccompProfilePath = s.SeccompProfile
 	g.SelinuxOpts = policy.LabelOpts(s.SELinuxLevel)
 	for _, r := range s.Rlimits {
-		g.Rlimits = append(g.Rlimits, spec.POSIXRlimit{Type: r.Type, Soft: r.Soft, Hard: r.Hard})
+		// Podman takes "core" and adds the RLIMIT_ itself.
+		name := strings.ToLower(strings.TrimPrefix(r.Type, "RLIMIT_"))
+		g.Rlimits = append(g.Rlimits, spec.POSIXRlimit{Type: name, Soft: r.Soft, Hard: r.Hard})
 	}
 
 	// Filesystem: read-only root, no implicit writable tmpfs, one sized

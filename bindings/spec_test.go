@@ -121,3 +121,23 @@ func TestSpecLowersTheShimRun(t *testing.T) {
 		t.Errorf("shim not bind-mounted read-only at %s: %+v", ShimPath, g.Mounts)
 	}
 }
+
+func TestSpecLowersRlimitsAsPodmanNamesThem(t *testing.T) {
+	s := validSpec()
+	s.Rlimits = policy.Rlimits(64<<20, 16<<20)
+	g, err := s.generator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]uint64{}
+	for _, r := range g.Rlimits {
+		names[r.Type] = r.Hard
+	}
+	// crun refuses "RLIMIT_RLIMIT_CORE": Podman prefixes the name itself.
+	want := map[string]uint64{"core": 0, "stack": 64 << 20, "nofile": 64, "fsize": 16 << 20}
+	for k, v := range want {
+		if got, ok := names[k]; !ok || got != v {
+			t.Errorf("rlimit %s = %d (present %t), want %d; all: %v", k, got, ok, v, names)
+		}
+	}
+}
