@@ -91,21 +91,51 @@ func isolateRoot() string {
 }
 
 // sandboxFS maps paths inside the sandbox to host paths through the box
-// and the read-write --dir rules, longest prefix first.
+// and the --dir rules, longest prefix first.
 type sandboxFS struct {
 	mounts []bindings.Bind
 }
 
-func (s sandboxFS) host(inside, cwd string) (string, error) {
+// host maps inside to a host path that podjail then opens itself, so it
+// must not let the program (which can write the box) steer it elsewhere:
+// the path's directories may not leave the mount through a symlink, and
+// the file itself may not be one. forWriting needs a read-write mount.
+func (s sandboxFS) host(inside, cwd string, forWriting bool) (string, error) {
 	if !path.IsAbs(inside) {
 		inside = path.Join(cwd, inside)
 	}
 	for _, m := range s.mounts {
-		if rel, ok := strings.CutPrefix(inside, m.Destination); ok && (rel == "" || rel[0] == '/') {
-			return filepath.Join(m.Source, rel), nil
+		rel, ok := strings.CutPrefix(inside, m.Destination)
+		if !ok || (rel != "" && rel[0] != '/') {
+			continue
 		}
+		if forWriting && !m.Writable {
+			return "", fmt.Errorf("%s is on a read-only directory of the sandbox", inside)
+		}
+		p := filepath.Join(m.Source, rel)
+		dir, err := filepath.EvalSymlinks(filepath.Dir(p))
+		if err != nil {
+			return "", err
+		}
+		src, err := filepath.EvalSymlinks(m.Source)
+		if err != nil {
+			return "", err
+		}
+		if dir != src && !strings.HasPrefix(dir, src+string(filepath.Separator)) {
+			return "", fmt.Errorf("%s leaves its directory through a symbolic link", inside)
+		}
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink != 0 {
+			return "", fmt.Errorf("%s is a symbolic link", inside)
+		}
+		return filepath.Join(dir, filepath.Base(p)), nil
 	}
 	return "", fmt.Errorf("%s is not in the box or a --dir of the sandbox", inside)
+}
+
+// create makes (or truncates) a file podjail writes for the program,
+// refusing to follow a symlink planted in its place.
+func create(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o666)
 }
 
 func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.Reader, stdout io.Writer, log hclog.Logger) (isolate.Meta, error) {
@@ -118,7 +148,11 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		// Host system directories bound onto themselves (/etc, /usr) are
 		// the image's in podjail; only directories of the judge's own
 		// (CMS's home) are mounted.
-		out := filepath.Clean(d.Outside)
+		out := d.Outside
+		if !filepath.IsAbs(out) {
+			out = filepath.Join(isolate.BoxDir(root, cmd.BoxID), out)
+		}
+		out = filepath.Clean(out)
 		if d.Remove || d.Flags.Has(isolate.DirTmp) || d.Flags.Has(isolate.DirFS) || out == "/"+d.Inside {
 			continue
 		}
@@ -179,7 +213,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	switch {
 	case cmd.Stdin != "":
 		if cmd.Stdin != "/dev/null" {
-			in, err := fsys.host(cmd.Stdin, "/box")
+			in, err := fsys.host(cmd.Stdin, "/box", false)
 			if err != nil {
 				return isolate.Meta{}, err
 			}
@@ -189,11 +223,11 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		run.StdinStream = stdin
 	}
 	if cmd.Stdout != "" {
-		out, err := fsys.host(cmd.Stdout, "/box")
+		out, err := fsys.host(cmd.Stdout, "/box", true)
 		if err != nil {
 			return isolate.Meta{}, err
 		}
-		f, err := os.Create(out)
+		f, err := create(out)
 		if err != nil {
 			return isolate.Meta{}, err
 		}
@@ -202,13 +236,15 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	}
 	if cmd.Stderr != "" && !cmd.StderrToStdout {
 		// The program's stderr is discarded by the shim: the file is made, empty.
-		errPath, err := fsys.host(cmd.Stderr, "/box")
+		errPath, err := fsys.host(cmd.Stderr, "/box", true)
 		if err != nil {
 			return isolate.Meta{}, err
 		}
-		if err := os.WriteFile(errPath, nil, 0o666); err != nil {
+		f, err := create(errPath)
+		if err != nil {
 			return isolate.Meta{}, err
 		}
+		f.Close()
 	}
 	shimPath, err := findShim("")
 	if err != nil || shimPath == "" {
@@ -221,6 +257,9 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	res, err := runner.Run(ctx, run)
 	if err != nil {
 		return isolate.Meta{}, err
+	}
+	if res.Verdict == plugin.IE {
+		return isolate.Meta{}, fmt.Errorf("the run never started: %s", res.VerdictNote)
 	}
 	return isolateMeta(cmd, res), nil
 }

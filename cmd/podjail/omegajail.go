@@ -157,6 +157,10 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
+	if res.Verdict == plugin.IE {
+		// No .meta: the Runner must not read a verdict into our failure.
+		return omegajail.Meta{}, fmt.Errorf("the run never started: %s", res.VerdictNote)
+	}
 	return omegajailMeta(res, run.MemoryBytes), nil
 }
 
@@ -175,7 +179,7 @@ func omegajailMeta(res plugin.RunResult, memoryLimit int64) omegajail.Meta {
 		m.Signal = "SIGXFSZ"
 	case plugin.MLE:
 		m.Signal = "SIGKILL"
-		m.MemBytes = max(m.MemBytes, memoryLimit+1)
+		m.MemBytes = max(m.MemBytes, memoryLimit+1, res.Measure.ContainerPeak)
 	case plugin.RFE:
 		m.Signal = "SIGSYS"
 	default:
