@@ -19,11 +19,14 @@ const stopGrace = 5 * time.Second
 // attachAndWait attaches before starting (with log driver none nothing is
 // kept for later), starts, and waits for the container to stop.
 func (r *Runner) attachAndWait(ctx context.Context, id string, in io.Reader, stderr io.Writer, parentDir string, req RunRequest, res *RunResult) error {
-	type stopReason struct{ reason, note string }
+	type stopReason struct {
+		reason, note string
+		at           time.Time
+	}
 	killed := make(chan stopReason, 1)
 	stop := func(reason, note string) {
 		select {
-		case killed <- stopReason{reason, note}:
+		case killed <- stopReason{reason, note, time.Now()}:
 		default:
 			return // already stopping
 		}
@@ -105,6 +108,7 @@ func (r *Runner) attachAndWait(ctx context.Context, id string, in io.Reader, std
 	select {
 	case k := <-killed:
 		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
+		res.StoppedAt = k.at.Sub(start)
 	default:
 		if code > 128 && code < 128+65 {
 			res.Signal = unix.SignalName(unix.Signal(code - 128))

@@ -128,6 +128,9 @@ type RunResult struct {
 	// FirstOutput is when the first byte of stdout came, from the start;
 	// zero if none came.
 	FirstOutput time.Duration `json:"first_output_ns"`
+	// StoppedAt is when podjail decided to stop the run, from the start;
+	// zero if it did not. The container is gone some time after it.
+	StoppedAt time.Duration `json:"stopped_at_ns"`
 	// ContainerExitCode is the container's own exit code (the shim's
 	// under the shim).
 	ContainerExitCode int32 `json:"container_exit_code"`
