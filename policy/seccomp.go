@@ -35,6 +35,17 @@ var refusals = []refusal{
 		code:  syscall.ENOSYS,
 		why:   "podjail process-group lock: no process leaves the group and session a kill reaches",
 	},
+	{
+		// Keyrings belong to the user namespace, not the container: every
+		// run's 65534 shares one user keyring (the host's rootful, the
+		// user's rootless), so a keyring a run links there outlives it and
+		// a later run can read it (found by TestHostileKeyring). A judged
+		// program has no use for keys.
+		names: []string{"keyctl", "add_key", "request_key"},
+		errno: "EPERM",
+		code:  syscall.EPERM,
+		why:   "podjail: keyrings outlive the run and are shared by every run's user",
+	},
 }
 
 // Seccomp is the seccomp profile of every podjail container:
