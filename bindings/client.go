@@ -54,6 +54,9 @@ type State struct {
 	FinishedAt time.Time
 	// CgroupPath is the container's cgroup as Podman reports it.
 	CgroupPath string
+	// ProcessLabel is the container's SELinux process label; empty on a
+	// host without SELinux.
+	ProcessLabel string
 }
 
 // Container is one entry of ListByLabel.
@@ -171,6 +174,7 @@ func (c *Client) Inspect(ctx context.Context, id string) (State, error) {
 		st.FinishedAt = s.FinishedAt
 		st.CgroupPath = s.CgroupPath
 	}
+	st.ProcessLabel = data.ProcessLabel
 	return st, nil
 }
 

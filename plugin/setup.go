@@ -79,8 +79,32 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write the seccomp profile: %w", err)
 	}
+	levels := policy.NewLevelPool()
+	if err := adoptLevels(ctx, client, levels); err != nil {
+		return nil, err
+	}
 	return &Runner{Runtime: client, Self: self, Cgroups: driver, Shim: s.Shim,
-		Seccomp: profile, Levels: policy.NewLevelPool(), Log: log}, nil
+		Seccomp: profile, Levels: levels, Log: log}, nil
+}
+
+// adoptLevels marks the SELinux levels of podjail's live containers (other
+// runners of this host) as taken, so no two live runs share one.
+func adoptLevels(ctx context.Context, rt bindings.Runtime, levels *policy.LevelPool) error {
+	if !levels.Enabled() {
+		return nil
+	}
+	list, err := rt.ListByLabel(ctx, LabelInstance)
+	if err != nil {
+		return err
+	}
+	var labels []string
+	for _, c := range list {
+		st, err := rt.Inspect(ctx, c.ID)
+		if err == nil && st.ProcessLabel != "" {
+			labels = append(labels, st.ProcessLabel)
+		}
+	}
+	return levels.Adopt(labels)
 }
 
 // seccompDir holds podjail's seccomp profile where the Podman service can
