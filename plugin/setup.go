@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -44,6 +45,8 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
+	start := time.Now()
+	defer func() { log.Debug("runner set up", "took", time.Since(start)) }()
 	// Judges that exec podjail may clear the environment (omegaUp's Runner
 	// does); the user's runtime directory is where systemd makes it.
 	if uid := os.Geteuid(); uid != 0 && os.Getenv("XDG_RUNTIME_DIR") == "" {
