@@ -119,3 +119,35 @@ func seccompDir(rootless bool) string {
 	}
 	return "/run/podjail"
 }
+
+// FindShim resolves a --shim flag: a path, "none", or empty for
+// $PODJAIL_SHIM, else podjail-shim beside the running executable. A shim asked for but missing is an
+// error; one not found by the default lookup means running without it.
+func FindShim(flagValue string) (string, error) {
+	if flagValue == "none" {
+		return "", nil
+	}
+	explicit := flagValue
+	if explicit == "" {
+		explicit = os.Getenv("PODJAIL_SHIM")
+	}
+	if explicit != "" {
+		abs, err := filepath.Abs(explicit)
+		if err != nil {
+			return "", err
+		}
+		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
+			return "", fmt.Errorf("shim %s: not a file (build it with make build; --shim none runs without it)", abs)
+		}
+		return abs, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", nil
+	}
+	beside := filepath.Join(filepath.Dir(exe), "podjail-shim")
+	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
+		return beside, nil
+	}
+	return "", nil
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -101,37 +100,8 @@ func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*pl
 	return plugin.NewRunner(ctx, plugin.Setup{URL: url, Shim: shimPath, Log: log})
 }
 
-// findShim resolves --shim: a path, "none", or empty for $PODJAIL_SHIM or
-// podjail-shim beside this executable. A shim asked for but missing is an
-// error; one not found by the default lookup means running without it.
-func findShim(flagValue string) (string, error) {
-	if flagValue == "none" {
-		return "", nil
-	}
-	explicit := flagValue
-	if explicit == "" {
-		explicit = os.Getenv("PODJAIL_SHIM")
-	}
-	if explicit != "" {
-		abs, err := filepath.Abs(explicit)
-		if err != nil {
-			return "", err
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("shim %s: not a file (build it with make build; --shim none runs without it)", abs)
-		}
-		return abs, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", nil
-	}
-	beside := filepath.Join(filepath.Dir(exe), "podjail-shim")
-	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
-		return beside, nil
-	}
-	return "", nil
-}
+// findShim resolves --shim (see plugin.FindShim).
+func findShim(flagValue string) (string, error) { return plugin.FindShim(flagValue) }
 
 // isBadInput tells the caller's mistakes (exit 2) from failures of podjail
 // or the host (exit 1).

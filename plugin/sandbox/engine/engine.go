@@ -7,10 +7,7 @@ package engine
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
-	"os"
-	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"syscall"
@@ -243,38 +240,9 @@ func Classify(err error) error {
 	return err
 }
 
-// FindShim resolves podjail-plugin's --shim as podjail does: a path, "none"
-// for no shim, or empty for $PODJAIL_SHIM, else podjail-shim beside the
-// running executable if there is one. A shim asked for but missing is an
-// error.
-func FindShim(flagValue string) (string, error) {
-	if flagValue == "none" {
-		return "", nil
-	}
-	explicit := flagValue
-	if explicit == "" {
-		explicit = os.Getenv("PODJAIL_SHIM")
-	}
-	if explicit != "" {
-		abs, err := filepath.Abs(explicit)
-		if err != nil {
-			return "", err
-		}
-		if fi, err := os.Stat(abs); err != nil || !fi.Mode().IsRegular() {
-			return "", fmt.Errorf("shim %s: not a file (build it with make build; --shim none runs without it)", abs)
-		}
-		return abs, nil
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", nil
-	}
-	beside := filepath.Join(filepath.Dir(exe), "podjail-shim")
-	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
-		return beside, nil
-	}
-	return "", nil
-}
+// FindShim resolves podjail-plugin's --shim as podjail does (see
+// plugin.FindShim).
+func FindShim(flagValue string) (string, error) { return plugin.FindShim(flagValue) }
 
 func version() string {
 	if Version != "" {
