@@ -221,6 +221,16 @@ func TestJudgeBadInput(t *testing.T) {
 	}
 }
 
+func TestJudgeKattisPackage(t *testing.T) {
+	env := hosttest.Podman(t)
+	problems, _ := judgeFiles(t, env)
+	dir := filepath.Join(problems, "kattis-hello")
+	res, code := judgeJSON(t, env, dir, filepath.Join(dir, "submissions", "accepted", "hello.py"))
+	if res.Verdict != plugin.AC || code != exitOK || len(res.Tests) != 2 {
+		t.Fatalf("verdict %s (%s), exit %d, %d tests; want AC on 2 tests", res.Verdict, res.Note, code, len(res.Tests))
+	}
+}
+
 func TestJudgeInteractiveGuess(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, src := judgeFiles(t, env)
