@@ -78,22 +78,15 @@ func (r *Runner) runInteractive(ctx context.Context, req JudgeRequest, t problem
 	if tr.Verdict != AC {
 		return tr
 	}
-	switch {
-	case interErr != nil:
-		tr.Verdict, tr.Note = IE, "interactor run: "+interErr.Error()
-	case interRes.Killed != "" || interRes.Measure.MemoryExceeded || interRes.Signal != "":
-		tr.Verdict, tr.Note = CF, fmt.Sprintf("the interactor failed: %s%s%s", interRes.Killed, memoryNote(interRes.Measure), interRes.Signal)
-	default:
-		switch interRes.ExitCode {
-		case 0:
-			tr.Verdict, tr.Note = AC, ""
-		case 1:
-			tr.Verdict, tr.Note = WA, "the interactor says wrong answer"
-		case 2:
-			tr.Verdict, tr.Note = PE, "the interactor says presentation error"
-		default:
-			tr.Verdict, tr.Note = CF, fmt.Sprintf("the interactor exited %d", interRes.ExitCode)
+	if v, note, failed := helperFailed("interactor", interRes, interErr); failed {
+		tr.Verdict, tr.Note = v, note
+	} else if v, ok := testlibVerdict(interRes.ExitCode); ok {
+		tr.Verdict, tr.Note = v, ""
+		if v != AC {
+			tr.Note = "the interactor says " + string(v)
 		}
+	} else {
+		tr.Verdict, tr.Note = CF, fmt.Sprintf("the interactor exited %d", interRes.ExitCode)
 	}
 	return tr
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/podjail/podjail/bindings"
@@ -271,11 +272,8 @@ func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t pr
 	}
 	res, err := r.Run(ctx, run)
 	text := firstLine(msg.String())
-	switch {
-	case err != nil:
-		return IE, "checker run: " + err.Error(), 0
-	case res.Killed != "" || res.Measure.MemoryExceeded || res.Signal != "":
-		return CF, fmt.Sprintf("the checker failed: %s%s%s", res.Killed, memoryNote(res.Measure), res.Signal), 0
+	if v, note, failed := helperFailed("checker", res, err); failed {
+		return v, note, 0
 	}
 	if p.Format == problem.FormatKattis {
 		switch res.ExitCode {
@@ -286,13 +284,10 @@ func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t pr
 		}
 		return CF, fmt.Sprintf("the output validator exited %d: %s", res.ExitCode, text), 0
 	}
+	if v, ok := testlibVerdict(res.ExitCode); ok {
+		return v, text, 0
+	}
 	switch res.ExitCode {
-	case 0:
-		return AC, text, 0
-	case 1:
-		return WA, text, 0
-	case 2:
-		return PE, text, 0
 	case 7:
 		if pts, ok := pointsIn(msg.String()); ok {
 			return PA, text, pts
@@ -302,11 +297,40 @@ func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t pr
 	return CF, fmt.Sprintf("the checker exited %d: %s", res.ExitCode, text), 0
 }
 
-func memoryNote(m Measure) string {
-	if m.MemoryExceeded {
-		return "memory limit"
+// helperFailed judges a checker's or interactor's run before its answer
+// is read: a failure of ours is IE; a helper stopped, out of memory or
+// killed by a signal is CF, never the submission's fault.
+func helperFailed(what string, res RunResult, err error) (Verdict, string, bool) {
+	if err != nil {
+		return IE, what + " run: " + err.Error(), true
 	}
-	return ""
+	var why []string
+	if res.Killed != "" {
+		why = append(why, res.Killed)
+	}
+	if res.Measure.MemoryExceeded {
+		why = append(why, "memory limit exceeded")
+	}
+	if res.Signal != "" {
+		why = append(why, "killed by "+res.Signal)
+	}
+	if len(why) == 0 {
+		return "", "", false
+	}
+	return CF, "the " + what + " failed: " + strings.Join(why, ", "), true
+}
+
+// testlibVerdict reads testlib's exit codes 0 AC, 1 WA, 2 PE.
+func testlibVerdict(code int32) (Verdict, bool) {
+	switch code {
+	case 0:
+		return AC, true
+	case 1:
+		return WA, true
+	case 2:
+		return PE, true
+	}
+	return "", false
 }
 
 // imagesPresent refuses to judge with an image missing: that is the

@@ -51,3 +51,34 @@ func TestWorseOrdersOursFirst(t *testing.T) {
 		}
 	}
 }
+
+func TestHelperFailedIsNeverTheSubmissions(t *testing.T) {
+	cases := []struct {
+		res  RunResult
+		err  error
+		want Verdict
+		note string
+	}{
+		{RunResult{}, errors.New("podman down"), IE, "checker run: podman down"},
+		{RunResult{Killed: KilledCPULimit, Signal: "SIGKILL"}, nil, CF, "processor time limit exceeded, killed by SIGKILL"},
+		{RunResult{Measure: Measure{MemoryExceeded: true}}, nil, CF, "memory limit exceeded"},
+		{RunResult{Signal: "SIGSEGV"}, nil, CF, "killed by SIGSEGV"},
+	}
+	for _, c := range cases {
+		v, note, failed := helperFailed("checker", c.res, c.err)
+		if !failed || v != c.want || !strings.Contains(note, c.note) {
+			t.Errorf("%+v: %s %q %t; want %s with %q", c.res, v, note, failed, c.want, c.note)
+		}
+	}
+	if _, _, failed := helperFailed("checker", RunResult{ExitCode: 1}, nil); failed {
+		t.Error("a checker that exited 1 (WA) counted as failed")
+	}
+	for code, want := range map[int32]Verdict{0: AC, 1: WA, 2: PE} {
+		if v, ok := testlibVerdict(code); !ok || v != want {
+			t.Errorf("testlib exit %d: %s", code, v)
+		}
+	}
+	if _, ok := testlibVerdict(3); ok {
+		t.Error("testlib exit 3 (the checker's own failure) read as a verdict")
+	}
+}
