@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build test unit vet vm-payload test-vm sample clean
+.PHONY: all build test unit vet vm-payload test-vm test-vm-selinux sample clean
 
 all: build
 
@@ -50,8 +50,14 @@ vm-payload: build
 test-vm: vm-payload
 	bash hack/testvm/run.sh $(PAYLOAD)
 
+# Boots the test VM again with SELinux (refpolicy, permissive) and runs the
+# SELinux tests there, rootful and rootless.
+test-vm-selinux: vm-payload
+	PODJAIL_TESTVM_APPEND="security=selinux selinux=1 enforcing=0" \
+		PODJAIL_TESTVM_OUT=$(OUT)/testvm-out-selinux bash hack/testvm/run.sh $(PAYLOAD)
+
 # Everything: vet, unit tests here, integration tests in the VM.
-test: vet unit test-vm
+test: vet unit test-vm test-vm-selinux
 
 # Runs a sample end to end: directly when this host passes `podjail doctor`,
 # otherwise inside the test VM.

@@ -34,7 +34,7 @@ type Runtime interface {
 	// container already gone is not an error.
 	Remove(ctx context.Context, id string) error
 	// ListByLabel lists every container, running or not, that carries
-	// the label key (with any value).
+	// the label key (with any value); key "" lists every container.
 	ListByLabel(ctx context.Context, key string) ([]Container, error)
 	// Host describes the service's host.
 	Host(ctx context.Context) (HostInfo, error)
@@ -196,7 +196,11 @@ func (c *Client) Remove(ctx context.Context, id string) error {
 }
 
 func (c *Client) ListByLabel(ctx context.Context, key string) ([]Container, error) {
-	list, err := containers.List(c.call(ctx), new(containers.ListOptions).WithAll(true).WithFilters(map[string][]string{"label": {key}}))
+	opts := new(containers.ListOptions).WithAll(true)
+	if key != "" {
+		opts = opts.WithFilters(map[string][]string{"label": {key}})
+	}
+	list, err := containers.List(c.call(ctx), opts)
 	if err != nil {
 		return nil, typed("list containers labelled", key, err)
 	}

@@ -246,8 +246,11 @@ func dbusCheck(h bindings.HostInfo, hostErr error, rootless bool, systemdVersion
 }
 
 func selinuxDetail(state string) string {
-	if state == "disabled" {
+	switch state {
+	case "disabled":
 		return "disabled: runs get no per-run SELinux level (capabilities and seccomp still apply)"
+	case "permissive":
+		return "permissive: every run gets its own MCS level, but denials are only logged (setenforce 1 enforces them)"
 	}
-	return state
+	return state + ": every run gets its own MCS level"
 }

@@ -303,7 +303,13 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		if err != nil {
 			return res, err
 		}
-		defer r.Levels.Release(level)
+		if level != "" {
+			r.log().Debug("SELinux level reserved", "level", level, "held", r.Levels.Len())
+			defer func() {
+				r.Levels.Release(level)
+				r.log().Debug("SELinux level released", "level", level, "held", r.Levels.Len())
+			}()
+		}
 		spec.SELinuxLevel = level
 	}
 

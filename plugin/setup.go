@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -83,20 +84,22 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 		return nil, fmt.Errorf("write the seccomp profile: %w", err)
 	}
 	levels := policy.NewLevelPool()
-	if err := adoptLevels(ctx, client, levels); err != nil {
-		return nil, err
+	if err := adoptLevels(ctx, client, levels, log); err != nil {
+		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
 	}
 	return &Runner{Runtime: client, Self: self, Cgroups: driver, Shim: s.Shim,
 		Seccomp: profile, Levels: levels, Log: log}, nil
 }
 
-// adoptLevels marks the SELinux levels of podjail's live containers (other
-// runners of this host) as taken, so no two live runs share one.
-func adoptLevels(ctx context.Context, rt bindings.Runtime, levels *policy.LevelPool) error {
+// adoptLevels marks the SELinux levels of the service's containers (other
+// runners' runs, and anyone else's: Podman draws from the same range) as
+// taken, so no two live runs share one.
+func adoptLevels(ctx context.Context, rt bindings.Runtime, levels *policy.LevelPool, log hclog.Logger) error {
 	if !levels.Enabled() {
+		log.Debug("SELinux per-run levels off: SELinux with MCS is not enabled")
 		return nil
 	}
-	list, err := rt.ListByLabel(ctx, LabelInstance)
+	list, err := rt.ListByLabel(ctx, "")
 	if err != nil {
 		return err
 	}
@@ -107,7 +110,9 @@ func adoptLevels(ctx context.Context, rt bindings.Runtime, levels *policy.LevelP
 			labels = append(labels, st.ProcessLabel)
 		}
 	}
-	return levels.Adopt(labels)
+	err = levels.Adopt(labels)
+	log.Debug("SELinux levels adopted", "labels", strings.Join(labels, " "), "held", levels.Len())
+	return err
 }
 
 // seccompDir holds podjail's seccomp profile where the Podman service can

@@ -23,6 +23,7 @@ var helpers = map[string]func(args []string) int{
 	"exit":  func(a []string) int { n, _ := strconv.Atoi(a[0]); return n },
 	"flood": flood,
 	"sleep": func([]string) int { time.Sleep(time.Hour); return 0 },
+	"label": label,
 }
 
 func TestMain(m *testing.M) {

@@ -20,6 +20,19 @@ mkdir -p "$R/mnt/host"
 printf '9p\n9pnet_virtio\n' >"$etc/modules-load.d/9p.conf"
 chroot "$R" passwd -d root >/dev/null
 
+# --- SELinux: the policy is there for boots with security=selinux on the kernel command
+# line (run.sh's SELinux pass); the mode comes from that command line (enforcing=0|1).
+# Other boots do not load it. The files are not labelled: the SELinux pass runs permissive.
+ls "$etc"/selinux/default/policy/policy.* >/dev/null 2>&1 || {
+	echo "configure-rootfs: selinux-policy-default built no policy" >&2
+	exit 1
+}
+chroot "$R" semodule -s default -l | grep -qx container || {
+	echo "configure-rootfs: the SELinux policy has no container module" >&2
+	exit 1
+}
+printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$etc/selinux/config"
+
 # --- boot speed: nothing periodic, no gettys, no network waits
 for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
 	fstrim.timer dpkg-db-backup.timer man-db.timer systemd-timesyncd.service \

@@ -28,6 +28,12 @@ finish() {
 
 log "RUNNER_START uptime=$(cut -d' ' -f1 /proc/uptime)"
 
+# The SELinux pass: run.sh booted with security=selinux (the image has the
+# refpolicy with its container module). Only the SELinux tests run, as root
+# and as tester; the AVC messages are kept for the record.
+selinux=0
+[ -e /sys/fs/selinux/enforce ] && selinux=1
+
 # Under TCG, patching kernel text while other vCPUs run it can crash the
 # guest (seen: "Oops: int3" in dequeue_entities). The CFS bandwidth static
 # key flips each time the first or last cgroup with a CPU quota comes or
@@ -78,6 +84,11 @@ log "podman API up (rootful and rootless) after $((SECONDS - t0))s"
 	echo "cgroup.controllers (user@$uid.service): $(cat /sys/fs/cgroup/user.slice/user-$uid.slice/user@$uid.service/cgroup.controllers)"
 	echo "podman info (root): $(podman info --format "$fmt")"
 	echo "podman info (tester): $(as-tester podman info --format "$fmt")"
+	if [ $selinux = 1 ]; then
+		echo "SELinux: $(getenforce), policy $(sed -n 's/^SELINUXTYPE=//p' /etc/selinux/config), runner $(cat /proc/self/attr/current | tr -d '\0')"
+		echo "podman info SELinux (root): $(podman info --format '{{.Host.Security.SELinuxEnabled}}')"
+		echo "podman info SELinux (tester): $(as-tester podman info --format '{{.Host.Security.SELinuxEnabled}}')"
+	fi
 	echo "--- podman version"
 	podman version
 } >"$out/versions.txt" 2>&1
@@ -91,6 +102,7 @@ cp -rL "$share/payload" "$payload" || {
 chmod -R a+rX "$payload"
 test_env=(PODJAIL_BIN="$payload/bin/podjail" PODJAIL_TEST_IMAGE="$test_image"
 	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD="$payload" PODJAIL_OUT="$out")
+[ $selinux = 1 ] && test_env+=(PODJAIL_SELINUX=1)
 export "${test_env[@]}"
 
 if [ -e "$payload/guest.sh" ]; then
@@ -115,13 +127,18 @@ else
 fi
 
 # --- a second rootful Podman service on the cgroupfs manager, for the cgroupfs driver
+modes=(root cgroupfs rootless)
 cgroupfs_sock=/run/podjail-cgroupfs.sock
-podman --cgroup-manager=cgroupfs system service --time=0 "unix://$cgroupfs_sock" >"$out/podman-cgroupfs.log" 2>&1 &
-t0=$SECONDS
-until ping_ok "$cgroupfs_sock"; do
-	[ $((SECONDS - t0)) -lt 60 ] || break
-	sleep 1
-done
+if [ $selinux = 1 ]; then
+	modes=(root rootless)
+else
+	podman --cgroup-manager=cgroupfs system service --time=0 "unix://$cgroupfs_sock" >"$out/podman-cgroupfs.log" 2>&1 &
+	t0=$SECONDS
+	until ping_ok "$cgroupfs_sock"; do
+		[ $((SECONDS - t0)) -lt 60 ] || break
+		sleep 1
+	done
+fi
 # Only the tests of measurement and cleanup run there: the rest does not
 # depend on the cgroup manager.
 cgroupfs_flags=(-test.run='Measure|Sweep|Interrupt' -test.bench=Measure)
@@ -132,11 +149,12 @@ if [ -s "$payload/testflags" ]; then
 	read -r -a extra <"$payload/testflags"
 	flags+=("${extra[@]}")
 fi
+[ $selinux = 1 ] && flags+=(-test.run=SELinux -test.bench='^$')
 rc=0 ran=0
 for bin in "$payload"/tests/*.test; do
 	[ -f "$bin" ] || continue
 	name=$(basename "$bin" .test)
-	for mode in root cgroupfs rootless; do
+	for mode in "${modes[@]}"; do
 		work=/var/tmp/work/$mode/$name
 		mkdir -p "$work"
 		logf=$out/$name.$mode.log
@@ -161,6 +179,10 @@ for bin in "$payload"/tests/*.test; do
 		echo "$res $name $mode rc=$trc seconds=$((SECONDS - t))" | tee -a "$out/summary.txt"
 	done
 done
+if [ $selinux = 1 ]; then
+	dmesg | grep 'avc:' >"$out/avc.txt"
+	log "SELinux: $(wc -l <"$out/avc.txt") AVC messages (avc.txt)"
+fi
 if [ $ran = 0 ]; then
 	log "FAIL: no tests/*.test in the payload"
 	echo "FAIL no-tests - rc=1 seconds=0" >>"$out/summary.txt"

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/policy"
 )
 
 // Env is what an integration test gets.
@@ -67,5 +68,21 @@ func Podman(t testing.TB) Env {
 		t.Fatalf("Podman service: %v", err)
 	}
 	env.CgroupManager = host.CgroupManager
+	return env
+}
+
+// SELinux returns the integration environment of the SELinux pass: `make
+// test-vm` boots the VM a second time with SELinux on the kernel command
+// line and sets PODJAIL_SELINUX=1. Elsewhere the test skips, saying where
+// it runs; in that pass a host without SELinux fails it.
+func SELinux(t testing.TB) Env {
+	t.Helper()
+	if os.Getenv("PODJAIL_SELINUX") != "1" {
+		t.Skip("runs in the SELinux pass of `make test-vm` (a boot with security=selinux, PODJAIL_SELINUX=1)")
+	}
+	env := Podman(t)
+	if state := policy.SELinuxState(); state == "disabled" || !policy.MCSEnabled() {
+		t.Fatalf("PODJAIL_SELINUX=1 but SELinux with MCS is not on (state %s)", state)
+	}
 	return env
 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin"
+)
+
+// The SELinux pass (make test-vm's second boot, security=selinux, the
+// refpolicy with its container module, permissive) runs these.
+
+// label prints the process's SELinux label; with "hold" it then sleeps, so
+// a test can look at the run while it is live.
+func label(args []string) int {
+	b, err := os.ReadFile("/proc/self/attr/current")
+	if err != nil {
+		os.Stdout.WriteString("error: " + err.Error() + "\n")
+		return 1
+	}
+	os.Stdout.WriteString(strings.TrimRight(string(b), "\x00\n") + "\n")
+	if len(args) > 0 && args[0] == "hold" {
+		time.Sleep(time.Hour)
+	}
+	return 0
+}
+
+var (
+	reservedRe = regexp.MustCompile(`SELinux level reserved: level=(\S+) held=(\d+)`)
+	releasedRe = regexp.MustCompile(`SELinux level released: level=(\S+) held=(\d+)`)
+	adoptedRe  = regexp.MustCompile(`SELinux levels adopted: labels="?([^"\n]*)"? held=(\d+)`)
+)
+
+// levelOf is the MCS level of a label "user:role:type:s0:cA,cB".
+func levelOf(label string) string {
+	f := strings.SplitN(label, ":", 4)
+	if len(f) < 4 {
+		return ""
+	}
+	return f[3]
+}
+
+func TestSELinuxDoctorSaysLevelsApply(t *testing.T) {
+	env := hosttest.SELinux(t)
+	r := podjail(t, env, "doctor")
+	if !strings.Contains(r.stdout, "every run gets its own MCS level") {
+		t.Fatalf("doctor (exit %d) does not say runs get their own level:\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestSELinuxRunGetsLevelFromPool(t *testing.T) {
+	env := hosttest.SELinux(t)
+	t.Setenv("PODJAIL_LOG_LEVEL", "debug")
+	out := filepath.Join(t.TempDir(), "out")
+	r := podjail(t, env, "run", "--image", env.Image, "--output", out, "--", testProgram, "label")
+	got, _ := os.ReadFile(out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, got, r.stderr)
+	}
+	res := reservedRe.FindStringSubmatch(r.stderr)
+	rel := releasedRe.FindStringSubmatch(r.stderr)
+	if res == nil || rel == nil {
+		t.Fatalf("no SELinux level reserved and released in the debug log:\n%s", r.stderr)
+	}
+	lbl := strings.TrimSpace(string(got))
+	t.Logf("level %s; the program's label %s", res[1], lbl)
+	if !strings.Contains(lbl, ":container_t:") || levelOf(lbl) != res[1] {
+		t.Errorf("the program runs as %q, want container_t at the pool's level %s", lbl, res[1])
+	}
+	if rel[1] != res[1] || rel[2] != "0" {
+		t.Errorf("released %s (held %s), want %s released and nothing held", rel[1], rel[2], res[1])
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// TestSELinuxLevelsAdoptedAfterRestart: a new runner process adopts the
+// level of a run another runner has live, and picks another.
+func TestSELinuxLevelsAdoptedAfterRestart(t *testing.T) {
+	env := hosttest.SELinux(t)
+	dir := t.TempDir()
+	holdOut := filepath.Join(dir, "hold")
+	hold := exec.Command(env.Podjail, "run", "--image", env.Image, "--output", holdOut, "--", testProgram, "label", "hold")
+	var holdErr bytes.Buffer
+	hold.Stderr = &holdErr
+	if err := hold.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- hold.Wait() }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		_ = hold.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(2 * time.Minute):
+			_ = hold.Process.Kill()
+			<-done
+			t.Errorf("the holding run did not end on SIGINT")
+		}
+	}
+	defer stop()
+
+	// The held run is live once its program has printed its label.
+	var held string
+	for deadline := time.Now().Add(3 * time.Minute); held == ""; {
+		b, _ := os.ReadFile(holdOut)
+		held = strings.TrimSpace(string(b))
+		if held != "" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the holding run printed no label in 3 minutes:\n%s", holdErr.String())
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the holding run ended: %v\n%s", err, holdErr.String())
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	list, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+	if err != nil || len(list) != 1 {
+		t.Fatalf("want the holding run's container alone, got %v (%v)", list, err)
+	}
+	st, err := env.Client.Inspect(context.Background(), list[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.ProcessLabel != held {
+		t.Errorf("inspect says %q, the program says %q", st.ProcessLabel, held)
+	}
+
+	t.Setenv("PODJAIL_LOG_LEVEL", "debug")
+	out := filepath.Join(dir, "out")
+	r := podjail(t, env, "run", "--image", env.Image, "--output", out, "--", testProgram, "label")
+	adopted := adoptedRe.FindStringSubmatch(r.stderr)
+	res := reservedRe.FindStringSubmatch(r.stderr)
+	if r.code != 0 || adopted == nil || res == nil {
+		t.Fatalf("second runner: exit %d, no adoption or reservation in its debug log:\n%s", r.code, r.stderr)
+	}
+	t.Logf("held run %s; second runner adopted %q, reserved %s", held, adopted[1], res[1])
+	if !strings.Contains(" "+adopted[1]+" ", " "+held+" ") {
+		t.Errorf("the second runner adopted %q, not the live run's %s", adopted[1], held)
+	}
+	if n, _ := strconv.Atoi(adopted[2]); n < 1 {
+		t.Errorf("the second runner holds %d levels after adopting", n)
+	}
+	if res[1] == levelOf(held) {
+		t.Errorf("the second runner reserved the live run's level %s", res[1])
+	}
+	stop()
+	assertNothingLeft(t, env, "")
+}
+
+// TestSELinuxInteractiveRunsHoldDistinctLevels judges the interactive
+// example, where the solution and the interactor are live together: at no
+// time do two live runs share a level, and every level is given back.
+func TestSELinuxInteractiveRunsHoldDistinctLevels(t *testing.T) {
+	env := hosttest.SELinux(t)
+	t.Setenv("PODJAIL_LOG_LEVEL", "debug")
+	problems, _ := judgeFiles(t, env)
+	dir := filepath.Join(problems, "guess")
+	r := podjail(t, env, "judge", dir, filepath.Join(dir, "solutions", "accepted.c"))
+	if r.code != exitOK {
+		t.Fatalf("judge: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	live := map[string]bool{}
+	most, runs := 0, 0
+	for _, line := range strings.Split(r.stderr, "\n") {
+		if m := reservedRe.FindStringSubmatch(line); m != nil {
+			if live[m[1]] {
+				t.Errorf("level %s reserved while live", m[1])
+			}
+			live[m[1]] = true
+			runs++
+			most = max(most, len(live))
+		} else if m := releasedRe.FindStringSubmatch(line); m != nil {
+			if !live[m[1]] {
+				t.Errorf("level %s released but not held", m[1])
+			}
+			delete(live, m[1])
+		}
+	}
+	t.Logf("%d runs, at most %d live levels at once", runs, most)
+	if runs < 7 || most < 2 {
+		t.Errorf("%d runs with at most %d live at once; want builds plus 3 tests of 2 runs each, 2 live together", runs, most)
+	}
+	if len(live) != 0 {
+		t.Errorf("levels never released: %v", live)
+	}
+}
