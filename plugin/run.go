@@ -113,6 +113,12 @@ type RunResult struct {
 	// Signal names the signal that ended the program ("SIGKILL"), when
 	// podjail killed it or the exit code says so. Empty otherwise.
 	Signal string `json:"signal,omitempty"`
+	// Syscall names the system call the seccomp filter killed the program
+	// for, as the kernel logged it ("getpid (i386 system call 20)"). Empty
+	// unless SIGSYS ended the program; then SyscallUnknown says why it is
+	// empty (the log unreadable, say, rootless).
+	Syscall        string `json:"syscall,omitempty"`
+	SyscallUnknown string `json:"syscall_unknown,omitempty"`
 	// Killed says podjail stopped the run, and why (one of the Killed*
 	// reasons or the request's StopReason); KilledNote gives the figures.
 	Killed     string `json:"killed,omitempty"`
@@ -251,6 +257,10 @@ type Runner struct {
 	// Levels gives every run its own SELinux MCS level. Zero value: Podman
 	// picks the levels.
 	Levels *policy.LevelPool
+	// SeccompLogs are where the kernel's records of seccomp kills are read,
+	// to name the call a SIGSYS run was killed for. Zero value:
+	// seccomplog.Sources.
+	SeccompLogs []string
 	// Log receives debug output and warnings. Zero value: nothing is logged.
 	Log hclog.Logger
 
@@ -325,6 +335,7 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		spec.CgroupParent = p.CgroupParent
 	}
 
+	began := time.Now()
 	id, err := r.Runtime.Create(ctx, spec)
 	if err != nil {
 		return res, err
@@ -360,6 +371,9 @@ func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	}
 	if err := r.finish(&res, parent, stderr.Bytes(), nonce); err != nil {
 		return res, err
+	}
+	if res.Signal == "SIGSYS" {
+		r.nameSyscall(&res, began, time.Now())
 	}
 	if req.TimeLimit > 0 {
 		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: res, limit: req.TimeLimit, matched: true})

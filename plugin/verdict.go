@@ -80,7 +80,10 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	}
 	if r.Killed != StopWrongAnswer {
 		if r.Signal == "SIGSYS" {
-			return RFE, "killed by SIGSYS: a system call the policy refuses"
+			if r.Syscall != "" {
+				return RFE, "killed by SIGSYS: " + r.Syscall + ", which the policy refuses"
+			}
+			return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
 		}
 		if r.Signal != "" {
 			return RTE, "killed by " + r.Signal

@@ -29,6 +29,8 @@ func TestDecideVerdict(t *testing.T) {
 		{"sigkill alone is rte", testOutcome{res: RunResult{Signal: "SIGKILL", ExitCode: 137, Measure: ran}, limit: time.Second}, RTE, "SIGKILL"},
 		{"ole", testOutcome{res: RunResult{Killed: KilledOutputLimit, KilledNote: "more than 10 bytes", Signal: "SIGKILL", Measure: ran}, limit: time.Second}, OLE, "more than"},
 		{"sigsys is rfe", testOutcome{res: RunResult{Signal: "SIGSYS", Measure: ran}, limit: time.Second}, RFE, "SIGSYS"},
+		{"rfe names the call", testOutcome{res: RunResult{Signal: "SIGSYS", Syscall: "getpid (i386 system call 20)", Measure: ran}, limit: time.Second}, RFE, "getpid (i386"},
+		{"rfe says why unnamed", testOutcome{res: RunResult{Signal: "SIGSYS", SyscallUnknown: "no log", Measure: ran}, limit: time.Second}, RFE, "which one: no log"},
 		{"segv", testOutcome{res: RunResult{Signal: "SIGSEGV", Measure: ran}, limit: time.Second}, RTE, "SIGSEGV"},
 		{"exit code", testOutcome{res: RunResult{ExitCode: 3, Measure: ran}, limit: time.Second}, RTE, "exit code 3"},
 		{"slow but finished", testOutcome{res: RunResult{Measure: Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},

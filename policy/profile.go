@@ -6,6 +6,9 @@ import "fmt"
 // user and group, which owns nothing in any image.
 const Nobody = "65534:65534"
 
+// NobodyUID is Nobody's uid.
+const NobodyUID = 65534
+
 // Profile is the container-level security profile.
 type Profile struct {
 	// User is "uid:gid" for the container's process. Zero value: the

@@ -74,6 +74,25 @@ func runHostile(t *testing.T, env hosttest.Env, flags []string, program string, 
 	return res, out
 }
 
+// wantSyscallNamed checks that an RFE names the call when this user can
+// read the kernel log (root; rootless only without dmesg_restrict), and
+// says why not otherwise.
+func wantSyscallNamed(t *testing.T, res plugin.RunResult, call string) {
+	t.Helper()
+	f, err := os.Open("/dev/kmsg")
+	if err == nil {
+		f.Close()
+		if res.Syscall != call || !strings.Contains(res.VerdictNote, call) {
+			t.Errorf("syscall %q (%s), note %q; want %q named", res.Syscall, res.SyscallUnknown, res.VerdictNote, call)
+		}
+		return
+	}
+	t.Logf("this user cannot read the kernel log: %v", err)
+	if res.Syscall != "" || !strings.Contains(res.VerdictNote, "no log of seccomp kills is readable") {
+		t.Errorf("syscall %q, note %q; want it unnamed, saying the log is unreadable", res.Syscall, res.VerdictNote)
+	}
+}
+
 func wantVerdict(t *testing.T, res plugin.RunResult, want plugin.Verdict, note string) {
 	t.Helper()
 	if res.Verdict != want || !strings.Contains(res.VerdictNote, note) {
@@ -397,6 +416,7 @@ func TestHostileInt80(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, out := runHostile(t, env, hostileFlags(), hostile("int80"))
 	wantVerdict(t, res, plugin.RFE, "SIGSYS")
+	wantSyscallNamed(t, res, "getpid (i386 system call 20)")
 	wantLines(t, out, "calling getpid through int 0x80")
 	wantAbsent(t, out, "escaped")
 }
@@ -405,6 +425,7 @@ func TestHostileX32(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, out := runHostile(t, env, hostileFlags(), hostile("x32"))
 	wantVerdict(t, res, plugin.RFE, "SIGSYS")
+	wantSyscallNamed(t, res, "getpid (x32 system call 39)")
 	wantLines(t, out, "calling getpid through the x32 ABI")
 	wantAbsent(t, out, "escaped")
 }
