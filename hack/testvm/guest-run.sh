@@ -100,6 +100,12 @@ cp -rL "$share/payload" "$payload" || {
 	finish 1
 }
 chmod -R a+rX "$payload"
+# SELinux: containers execute the shim from the host, so it needs a label
+# container_t may execute, as contrib/selinux gives it.
+if [ $selinux = 1 ]; then
+	chcon system_u:object_r:container_ro_file_t:s0 "$payload/bin/podjail-shim" &&
+		log "shim labelled: $(ls -Z "$payload/bin/podjail-shim")"
+fi
 test_env=(PODJAIL_BIN="$payload/bin/podjail" PODJAIL_TEST_IMAGE="$test_image"
 	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD="$payload" PODJAIL_OUT="$out")
 [ $selinux = 1 ] && test_env+=(PODJAIL_SELINUX=1)
