@@ -22,7 +22,7 @@ chroot "$R" passwd -d root >/dev/null
 
 # --- SELinux: the policy is there for boots with security=selinux on the kernel command
 # line (run.sh's SELinux pass); the mode comes from that command line (enforcing=0|1).
-# Other boots do not load it. The files are not labelled: the SELinux pass runs permissive.
+# Other boots do not load it.
 ls "$etc"/selinux/default/policy/policy.* >/dev/null 2>&1 || {
 	echo "configure-rootfs: selinux-policy-default built no policy" >&2
 	exit 1
@@ -32,6 +32,16 @@ chroot "$R" semodule -s default -l | grep -qx container || {
 	exit 1
 }
 printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$etc/selinux/config"
+# Label the files now, so the SELinux pass neither relabels at every boot (the
+# disk is a snapshot: policycoreutils' /.autorelabel would make each boot
+# relabel and reboot) nor runs on unlabelled files. setfiles writes the
+# security.selinux attributes whatever the build host's LSM; files made later
+# (the provisioning boot's image stores) stay unlabelled.
+rm -f "$R/.autorelabel"
+chroot "$R" setfiles -F -e /proc -e /sys -e /dev -e /mnt /etc/selinux/default/contexts/files/file_contexts / || {
+	echo "configure-rootfs: setfiles could not label the rootfs" >&2
+	exit 1
+}
 
 # --- boot speed: nothing periodic, no gettys, no network waits
 for u in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \

@@ -154,7 +154,11 @@ func Find(sources []string, q Query) ([]Kill, error) {
 		}
 	}
 	if read == 0 {
-		return nil, fmt.Errorf("%w: %w", ErrUnreadable, errors.Join(errs...))
+		reasons := make([]string, len(errs))
+		for i, e := range errs {
+			reasons[i] = e.Error()
+		}
+		return nil, fmt.Errorf("%w (%s)", ErrUnreadable, strings.Join(reasons, "; "))
 	}
 	return kills, nil
 }
