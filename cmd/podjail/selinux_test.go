@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opencontainers/selinux/go-selinux"
+
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
 )
@@ -224,6 +226,14 @@ func TestSELinuxRunIsDeniedNothing(t *testing.T) {
 		t.Fatalf("exit %d, output %q, level %v\n%s", r.code, got, res, r.stderr)
 	}
 	assertNothingLeft(t, env, "")
+	assertNoDenials(t, env, res[1])
+}
+
+// assertNoDenials fails the test for each AVC denial of a process at level
+// in the kernel log. Rootless, the kernel log is not readable: the rootful
+// run of the same test checks.
+func assertNoDenials(t *testing.T, env hosttest.Env, level string) {
+	t.Helper()
 	lines, err := kernelLog()
 	if err != nil {
 		if env.Rootless {
@@ -232,15 +242,14 @@ func TestSELinuxRunIsDeniedNothing(t *testing.T) {
 		}
 		t.Fatalf("read the kernel log: %v", err)
 	}
-	var denials []string
+	n := 0
 	for _, line := range lines {
-		if strings.Contains(line, "avc:") && strings.Contains(line, "denied") && strings.Contains(line, ":"+res[1]+" ") {
-			denials = append(denials, line)
+		if strings.Contains(line, "avc:") && strings.Contains(line, "denied") && strings.Contains(line, ":"+level+" ") {
+			t.Errorf("denied to the run at %s: %s", level, line)
+			n++
 		}
 	}
-	for _, d := range denials {
-		t.Errorf("denied to the run at %s: %s", res[1], d)
-	}
+	t.Logf("%d AVC denials of the run at %s", n, level)
 }
 
 // kernelLog returns the kernel log's messages (dmesg).
@@ -250,4 +259,68 @@ func kernelLog() ([]string, error) {
 		return nil, fmt.Errorf("dmesg: %w", err)
 	}
 	return strings.Split(string(b), "\n"), nil
+}
+
+// TestSELinuxContribModule builds and installs contrib/selinux's module
+// with the policy's devel Makefile, as its README says, installs the shim
+// where the module labels it, and runs through that shim: the shim gets
+// container_ro_file_t and the run is denied nothing.
+func TestSELinuxContribModule(t *testing.T) {
+	env := hosttest.SELinux(t)
+	if env.Rootless {
+		t.Skip("installs a policy module and a file under /usr: the rootful run of this test does it")
+	}
+	src := filepath.Join(os.Getenv("PODJAIL_PAYLOAD"), "contrib-selinux")
+	work := t.TempDir()
+	for _, f := range []string{"podjail.te", "podjail.fc"} {
+		b, err := os.ReadFile(filepath.Join(src, f))
+		if err != nil {
+			t.Fatalf("the payload has no contrib/selinux: %v", err)
+		}
+		if err := os.WriteFile(filepath.Join(work, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sh := func(name string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir = work
+		out, err := cmd.CombinedOutput()
+		t.Logf("%s %s:\n%s", name, strings.Join(args, " "), out)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	sh("make", "-f", "/usr/share/selinux/devel/Makefile", "podjail.pp")
+	sh("semodule", "-i", "podjail.pp")
+	t.Cleanup(func() { _ = exec.Command("semodule", "-r", "podjail").Run() })
+
+	const shimPath = "/usr/libexec/podjail/podjail-shim"
+	b, err := os.ReadFile(filepath.Join(os.Getenv("PODJAIL_PAYLOAD"), "bin", "podjail-shim"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(shimPath), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(filepath.Dir(shimPath)) })
+	if err := os.WriteFile(shimPath, b, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	sh("restorecon", "-v", shimPath)
+	lbl, err := selinux.FileLabel(shimPath)
+	if err != nil || !strings.Contains(lbl, ":container_ro_file_t:") {
+		t.Fatalf("the installed shim is labelled %q (%v), want container_ro_file_t", lbl, err)
+	}
+
+	t.Setenv("PODJAIL_LOG_LEVEL", "debug")
+	out := filepath.Join(work, "out")
+	r := podjail(t, env, "run", "--shim", shimPath, "--image", env.Image, "--output", out, "--", testProgram, "label")
+	got, _ := os.ReadFile(out)
+	res := reservedRe.FindStringSubmatch(r.stderr)
+	if r.code != 0 || res == nil || !strings.Contains(string(got), ":container_t:"+res[1]) {
+		t.Fatalf("run through the installed shim: exit %d, label %q, level %v\n%s", r.code, got, res, r.stderr)
+	}
+	assertNothingLeft(t, env, "")
+	assertNoDenials(t, env, res[1])
 }
