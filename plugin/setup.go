@@ -48,6 +48,14 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	}
 	start := time.Now()
 	defer func() { log.Debug("runner set up", "took", time.Since(start)) }()
+	// step logs how long each setup step took: under emulation the setup
+	// is half of a one-run command's time.
+	last := start
+	step := func(name string) {
+		now := time.Now()
+		log.Debug("setup step", "step", name, "took", now.Sub(last))
+		last = now
+	}
 	// Judges that exec podjail may clear the environment (omegaUp's Runner
 	// does); the user's runtime directory is where systemd makes it.
 	if uid := os.Geteuid(); uid != 0 && os.Getenv("XDG_RUNTIME_DIR") == "" {
@@ -57,6 +65,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	step("connect")
 	self, err := Self()
 	if err != nil {
 		return nil, err
@@ -66,10 +75,12 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	} else if len(swept) > 0 {
 		log.Info("removed containers left by dead podjail instances", "containers", swept)
 	}
+	step("sweep containers")
 	host, err := client.Host(ctx)
 	if err != nil {
 		return nil, err
 	}
+	step("host info")
 	driver, err := cgmanager.New(host.CgroupManager, host.Rootless)
 	if err != nil {
 		return nil, err
@@ -79,10 +90,12 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	} else if len(swept) > 0 {
 		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
 	}
+	step("sweep parents")
 	profile, err := policy.WriteSeccomp(seccompDir(host.Rootless))
 	if err != nil {
 		return nil, fmt.Errorf("write the seccomp profile: %w", err)
 	}
+	step("seccomp profile")
 	levels := policy.NewLevelPool()
 	if err := adoptLevels(ctx, client, levels, log); err != nil {
 		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
