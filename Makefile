@@ -52,9 +52,9 @@ test-vm: vm-payload
 	bash hack/testvm/run.sh $(PAYLOAD)
 
 # Boots the test VM again with SELinux (refpolicy, permissive) and runs the
-# SELinux tests there, rootful and rootless. systemd.unit: boots without
-# SELinux (the image's provisioning boot) leave /.autorelabel, whose
-# generator would make every boot relabel and reboot instead.
+# SELinux tests there, rootful and rootless. systemd.unit keeps the boot
+# on multi-user.target should the disk ever be marked for relabelling
+# (/.autorelabel's generator would make the boot relabel and reboot).
 test-vm-selinux: vm-payload
 	PODJAIL_TESTVM_APPEND="security=selinux selinux=1 enforcing=0 systemd.unit=multi-user.target" \
 		PODJAIL_TESTVM_OUT=$(OUT)/testvm-out-selinux bash hack/testvm/run.sh $(PAYLOAD)

@@ -32,12 +32,14 @@ chroot "$R" semodule -s default -l | grep -qx container || {
 	exit 1
 }
 printf 'SELINUX=permissive\nSELINUXTYPE=default\n' >"$etc/selinux/config"
-# Label the files now, so the SELinux pass neither relabels at every boot (the
-# disk is a snapshot: policycoreutils' /.autorelabel would make each boot
-# relabel and reboot) nor runs on unlabelled files. setfiles writes the
+# Label the files now, so the SELinux pass runs on labelled files without
+# relabelling at every boot (the disk is a snapshot). setfiles writes the
 # security.selinux attributes whatever the build host's LSM; files made later
-# (the provisioning boot's image stores) stay unlabelled.
+# (the provisioning boot's image stores) stay unlabelled. A boot without
+# SELinux would mark the disk for relabelling (/.autorelabel, whose generator
+# turns the next SELinux boot into a relabel and a reboot): no marking.
 rm -f "$R/.autorelabel"
+ln -sfn /dev/null "$sys/selinux-autorelabel-mark.service"
 chroot "$R" setfiles -F -e /proc -e /sys -e /dev -e /mnt /etc/selinux/default/contexts/files/file_contexts / || {
 	echo "configure-rootfs: setfiles could not label the rootfs" >&2
 	exit 1
