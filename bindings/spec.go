@@ -159,6 +159,11 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Options:     []string{"ro", "nosuid", "nodev", "rbind"},
 		})
 	}
+	// "z": on an SELinux host Podman relabels the source
+	// container_file_t:s0, shared, so any run's container_t may read (and
+	// execute) the artefacts, inputs and checker files, which keep their
+	// host labels otherwise; elsewhere it does nothing. The shim is not
+	// relabelled: contrib/selinux gives it its label once.
 	for _, b := range s.Binds {
 		mode := "ro"
 		if b.Writable {
@@ -168,7 +173,7 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Destination: b.Destination,
 			Type:        "bind",
 			Source:      b.Source,
-			Options:     []string{mode, "nosuid", "nodev", "rbind"},
+			Options:     []string{mode, "nosuid", "nodev", "rbind", "z"},
 		})
 	}
 	if s.InputFile != "" {
@@ -176,7 +181,7 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Destination: InputPath,
 			Type:        "bind",
 			Source:      s.InputFile,
-			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind"},
+			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
 		})
 	}
 
