@@ -49,6 +49,13 @@ type DoctorInput struct {
 	SystemdVersion func(rootless bool) (string, error)
 	// SELinux reports the SELinux mode. Zero value: policy.SELinuxState.
 	SELinux func() string
+	// Shim is the host path of the shim, whose SELinux label is checked
+	// on an SELinux host. Zero value: not checked.
+	Shim string
+	// FileLabel and Boolean read a file's SELinux label and a policy
+	// boolean. Zero values: this host's (go-selinux, selinuxfs).
+	FileLabel func(path string) (string, error)
+	Boolean   func(name string) (bool, error)
 }
 
 // Doctor checks every host requirement. The host is fit when every check is OK.
@@ -81,7 +88,11 @@ func Doctor(ctx context.Context, in DoctorInput) []Check {
 	}
 	checks = append(checks, podmanChecks(host, hostErr)...)
 	checks = append(checks, dbusCheck(host, hostErr, rootless, in.SystemdVersion))
-	checks = append(checks, Check{Name: "SELinux", OK: true, Detail: selinuxDetail(in.SELinux())})
+	state := in.SELinux()
+	checks = append(checks, Check{Name: "SELinux", OK: true, Detail: selinuxDetail(state)})
+	if state != "disabled" {
+		checks = append(checks, selinuxChecks(in, state == "enforcing")...)
+	}
 	return checks
 }
 

@@ -151,3 +151,51 @@ func TestParseKernel(t *testing.T) {
 		t.Error("garbage parsed")
 	}
 }
+
+func TestDoctorSELinuxChecks(t *testing.T) {
+	root := unifiedTree(t, "cpuset cpu io memory pids")
+	in := func(state, label string, boolOn bool) DoctorInput {
+		d := doctorIn(root, 0, goodHost)
+		d.SELinux = func() string { return state }
+		d.Shim = "/usr/libexec/podjail/podjail-shim"
+		d.FileLabel = func(string) (string, error) { return label, nil }
+		d.Boolean = func(name string) (bool, error) {
+			if name != "container_manage_cgroup" {
+				t.Errorf("boolean %q asked", name)
+			}
+			return boolOn, nil
+		}
+		return d
+	}
+	const good, bad = "system_u:object_r:container_ro_file_t:s0", "system_u:object_r:bin_t:s0"
+	if checks := Doctor(context.Background(), in("enforcing", good, true)); !Fit(checks) {
+		t.Errorf("ready enforcing host refused: %+v", failed(checks))
+	}
+	bads := failed(Doctor(context.Background(), in("enforcing", bad, false)))
+	if c, ok := bads["SELinux: shim label"]; !ok || !strings.Contains(c.Detail, "bin_t") || !strings.Contains(c.Fix, "restorecon") {
+		t.Errorf("mislabelled shim not refused with the fix: %+v", bads)
+	}
+	if c, ok := bads["SELinux: cgroup boolean"]; !ok || !strings.Contains(c.Fix, "setsebool -P container_manage_cgroup on") {
+		t.Errorf("boolean off not refused with the fix: %+v", bads)
+	}
+	// Permissive: the same misses are reported but the host stays fit.
+	checks := Doctor(context.Background(), in("permissive", bad, false))
+	if !Fit(checks) {
+		t.Errorf("permissive host refused: %+v", failed(checks))
+	}
+	var fixes int
+	for _, c := range checks {
+		if c.Fix != "" {
+			fixes++
+		}
+	}
+	if fixes != 2 {
+		t.Errorf("permissive: %d checks carry a fix, want the label and the boolean", fixes)
+	}
+	// Without SELinux neither is asked.
+	d := in("disabled", bad, false)
+	d.FileLabel = func(string) (string, error) { t.Error("label read without SELinux"); return "", nil }
+	if checks := Doctor(context.Background(), d); !Fit(checks) {
+		t.Errorf("host without SELinux refused: %+v", failed(checks))
+	}
+}

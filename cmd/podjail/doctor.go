@@ -16,10 +16,14 @@ func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.SetOutput(stderr)
 	url := urlFlag(fs)
 	asJSON := fs.Bool("json", false, "print the checks as JSON")
+	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, whose SELinux label is checked (default: $PODJAIL_SHIM, else beside podjail)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
 	in := plugin.DoctorInput{UID: os.Geteuid()}
+	// A missing shim is run's and judge's error to report; here it only
+	// means there is no label to check.
+	in.Shim, _ = plugin.FindShim(*shimFlag)
 	client, err := connect(ctx, *url)
 	if err != nil {
 		in.ConnectErr = err

@@ -57,8 +57,19 @@ func levelOf(label string) string {
 func TestSELinuxDoctorSaysLevelsApply(t *testing.T) {
 	env := hosttest.SELinux(t)
 	r := podjail(t, env, "doctor")
+	t.Logf("podjail doctor (exit %d):\n%s%s", r.code, r.stdout, r.stderr)
 	if !strings.Contains(r.stdout, "every run gets its own MCS level") {
-		t.Fatalf("doctor (exit %d) does not say runs get their own level:\n%s%s", r.code, r.stdout, r.stderr)
+		t.Errorf("doctor does not say runs get their own level")
+	}
+	// guest-run.sh labelled the shim; the boolean is off until
+	// TestSELinuxContribModule turns it on, and permissive keeps it a note.
+	for _, want := range []string{"SELinux: shim label", ":container_ro_file_t:", "SELinux: cgroup boolean", "container_manage_cgroup"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("doctor does not say %q", want)
+		}
+	}
+	if r.code != exitOK {
+		t.Errorf("doctor: exit %d on a permissive host", r.code)
 	}
 }
 
