@@ -117,7 +117,10 @@ type RunResult struct {
 	// for, as the kernel logged it ("getpid (i386 system call 20)"). Empty
 	// unless SIGSYS ended the program; then SyscallUnknown says why it is
 	// empty (the log unreadable, say, rootless).
+	// SyscallName is the call's bare name ("getpid"; "#N" when the table
+	// has none), as omegajail's meta file writes it.
 	Syscall        string `json:"syscall,omitempty"`
+	SyscallName    string `json:"syscall_name,omitempty"`
 	SyscallUnknown string `json:"syscall_unknown,omitempty"`
 	// Killed says podjail stopped the run, and why (one of the Killed*
 	// reasons or the request's StopReason); KilledNote gives the figures.

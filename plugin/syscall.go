@@ -26,11 +26,11 @@ func (r *Runner) nameSyscall(res *RunResult, began, ended time.Time) {
 	if os.Geteuid() == 0 {
 		q.UID = policy.NobodyUID
 	}
-	name, err := seccomplog.Name(sources, q)
+	k, err := seccomplog.Identify(sources, q)
 	if err != nil {
 		res.SyscallUnknown = err.Error()
 		r.log().Debug("the killed system call is not named", "reason", err)
 		return
 	}
-	res.Syscall = name
+	res.Syscall, res.SyscallName = k.String(), k.Short()
 }

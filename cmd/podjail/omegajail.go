@@ -188,6 +188,7 @@ func omegajailMeta(res plugin.RunResult, memoryLimit int64) omegajail.Meta {
 		m.MemBytes = max(m.MemBytes, memoryLimit+1, res.Measure.ContainerPeak)
 	case plugin.RFE:
 		m.Signal = "SIGSYS"
+		m.Syscall = res.SyscallName // "" when the kernel log did not say
 	default:
 		if res.Signal != "" {
 			m.Signal = res.Signal

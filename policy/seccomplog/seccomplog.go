@@ -33,6 +33,15 @@ type Kill struct {
 	Name string
 }
 
+// Short is the call's bare name, or "#N" when the table has none (as
+// omegajail's meta file writes it).
+func (k Kill) Short() string {
+	if k.Name == "" {
+		return fmt.Sprintf("#%d", k.Number)
+	}
+	return k.Name
+}
+
 // String names the call: "getpid (i386 system call 20)".
 func (k Kill) String() string {
 	if k.Name == "" {
@@ -163,21 +172,22 @@ func Find(sources []string, q Query) ([]Kill, error) {
 	return kills, nil
 }
 
-// Name names the call the kills agree on, for a run whose program died of
-// SIGSYS in q's window. It says why when it cannot: no readable log, no
-// record, or records of different calls (runs killed at the same time).
-func Name(sources []string, q Query) (string, error) {
+// Identify returns the kill of a run whose program died of SIGSYS in q's
+// window: the record the logged kills agree on. It says why when it
+// cannot: no readable log, no record, or records of different calls (runs
+// killed at the same time).
+func Identify(sources []string, q Query) (Kill, error) {
 	kills, err := Find(sources, q)
 	if err != nil {
-		return "", err
+		return Kill{}, err
 	}
 	if len(kills) == 0 {
-		return "", errors.New("the kernel logged no seccomp kill in the run's time")
+		return Kill{}, errors.New("the kernel logged no seccomp kill in the run's time")
 	}
 	for _, k := range kills[1:] {
 		if k.Arch != kills[0].Arch || k.Number != kills[0].Number {
-			return "", fmt.Errorf("%d seccomp kills of different calls were logged in the run's time", len(kills))
+			return Kill{}, fmt.Errorf("%d seccomp kills of different calls were logged in the run's time", len(kills))
 		}
 	}
-	return kills[0].String(), nil
+	return kills[0], nil
 }

@@ -41,8 +41,8 @@ func TestParse(t *testing.T) {
 	if want := time.Unix(1764741600, 123e6); !k.At.Equal(want) || k.PID != 4321 || k.Exe != "/run/podjail/artefact/int80" {
 		t.Errorf("int80 record: %+v", k)
 	}
-	if k, _ := Parse(strings.Replace(kmsgOther, "syscall=101", "syscall=9999", 1)); k.String() != "x86_64 system call 9999" {
-		t.Errorf("unknown number: %q", k.String())
+	if k, _ := Parse(strings.Replace(kmsgOther, "syscall=101", "syscall=9999", 1)); k.String() != "x86_64 system call 9999" || k.Short() != "#9999" {
+		t.Errorf("unknown number: %q %q", k.String(), k.Short())
 	}
 }
 
@@ -55,22 +55,22 @@ func TestNameSelectsTheRunsRecord(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "kmsg")
 	src := []string{missing, log}
 
-	name, err := Name(src, Query{From: at(1764741600), To: at(1764741600.5), UID: 65534})
-	if err != nil || name != "getpid (i386 system call 20)" {
-		t.Errorf("int80's window: %q, %v", name, err)
+	k, err := Identify(src, Query{From: at(1764741600), To: at(1764741600.5), UID: 65534})
+	if err != nil || k.String() != "getpid (i386 system call 20)" || k.Short() != "getpid" {
+		t.Errorf("int80's window: %q, %v", k.String(), err)
 	}
 	// Two runs killed for different calls at the same time: no name.
-	if name, err := Name(src, Query{From: at(1764741600), To: at(1764741602), UID: 65534}); err == nil {
-		t.Errorf("two different calls in the window named %q", name)
+	if k, err := Identify(src, Query{From: at(1764741600), To: at(1764741602), UID: 65534}); err == nil {
+		t.Errorf("two different calls in the window named %q", k)
 	}
 	// Another uid's kill is not the run's.
-	if name, err := Name(src, Query{From: at(1764741601.9), To: at(1764741603), UID: 65534}); err == nil {
-		t.Errorf("another uid's kill named %q", name)
+	if k, err := Identify(src, Query{From: at(1764741601.9), To: at(1764741603), UID: 65534}); err == nil {
+		t.Errorf("another uid's kill named %q", k)
 	}
-	if name, err := Name(src, Query{From: at(1764741601.9), To: at(1764741603), UID: -1}); err != nil || !strings.HasPrefix(name, "ptrace") {
-		t.Errorf("any uid: %q, %v", name, err)
+	if k, err := Identify(src, Query{From: at(1764741601.9), To: at(1764741603), UID: -1}); err != nil || k.Short() != "ptrace" {
+		t.Errorf("any uid: %q, %v", k, err)
 	}
-	if _, err := Name([]string{missing}, Query{UID: -1}); !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), missing) {
+	if _, err := Identify([]string{missing}, Query{UID: -1}); !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), missing) {
 		t.Errorf("no readable log: %v", err)
 	}
 }
