@@ -170,7 +170,9 @@ fi
 # SELinux pass, before the rootless run: contrib/selinux's module and boolean,
 # as its README says (the rootful TestSELinuxContribModule installs and removes
 # them itself); afterwards every container_t denial is a failure, since tester
-# cannot read the kernel log to check its own runs.
+# cannot read the kernel log to check its own runs, but one the README gives
+# as known: the refpolicy's MCS constraints deny container_t the stdio pipes
+# the user's conmon made (unconfined_t, s0-s0:c0.c1023).
 selinux_module_on() {
 	local d
 	d=$(mktemp -d) && cp "$payload"/contrib-selinux/podjail.te "$payload"/contrib-selinux/podjail.fc "$d"/ &&
@@ -207,9 +209,12 @@ for bin in "$payload"/tests/*.test; do
 		trc=$?
 		if [ $selinux = 1 ] && [ $mode = rootless ]; then
 			container_denials_since "$mark" >"$out/selinux-rootless-denials.txt"
+			pipes='tcontext=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023 tclass=fifo_file '
 			n=$(wc -l <"$out/selinux-rootless-denials.txt")
-			log "SELinux: $n container_t denials during the rootless run, with the module (selinux-rootless-denials.txt)"
-			[ "$n" = 0 ] || trc=1
+			other=$(grep -vc "$pipes" "$out/selinux-rootless-denials.txt")
+			log "SELinux: $n container_t denials during the rootless run, with the module, $other of them" \
+				"not of the user's stdio pipes (selinux-rootless-denials.txt)"
+			[ "$other" = 0 ] || trc=1
 		fi
 		res=PASS
 		[ $trc = 0 ] || {
