@@ -52,8 +52,13 @@ type JudgeRequest struct {
 	// TmpDir holds artefacts and outputs while judging. Zero value:
 	// os.TempDir(). Must be readable by the Podman service.
 	TmpDir string
-	// Progress is called after each test. Zero value: not called.
+	// Progress is called after each test, in the tests' order. Zero
+	// value: not called.
 	Progress func(done, total int, t TestResult)
+	// Parallel is how many tests run at once, each pinned to its own
+	// core of the Runner's Cores. Zero value: one per core; 1: one test
+	// after the other, unpinned.
+	Parallel int
 }
 
 // TestResult is the judgement of one test.
@@ -68,6 +73,9 @@ type TestResult struct {
 	Points float64 `json:"points,omitempty"`
 	// Run is the run the verdict was decided on.
 	Run RunResult `json:"run"`
+	// Critical is the test's critical path: from its turn (its slot
+	// free, the test before it on that slot decided) to its verdict.
+	Critical time.Duration `json:"critical_ns"`
 }
 
 // JudgeResult is the judgement of a submission: the worst test's verdict,
@@ -78,6 +86,11 @@ type JudgeResult struct {
 	Build   BuildResult  `json:"build"`
 	Checker *BuildResult `json:"checker_build,omitempty"`
 	Tests   []TestResult `json:"tests"`
+	// TestsWall is the elapsed time from the end of the build to the
+	// last verdict.
+	TestsWall time.Duration `json:"tests_wall_ns"`
+	// Parallel is how many tests ran at once.
+	Parallel int `json:"parallel"`
 }
 
 // Judge builds the submission and runs it on every test, each in a fresh
