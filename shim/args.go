@@ -20,11 +20,12 @@ type Config struct {
 	Stdin       string   // input file; "" means /dev/null, StdinInherit the shim's own stdin
 	Env         []string // the program's environment: DefaultEnv then each --env
 	Argv        []string // program path (absolute) and its arguments
+	Armed       bool     // wait for the runner's go before starting the program
 }
 
 // ParseArgs parses args (without argv[0]):
 //
-//	--memory BYTES --pids N [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//	--memory BYTES --pids N [--armed] [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
 // argument can never be read as a flag.
@@ -38,6 +39,10 @@ func ParseArgs(args []string) (Config, error) {
 			i++
 			dash = true
 			break
+		}
+		if a == "--armed" {
+			c.Armed = true
+			continue
 		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {

@@ -14,9 +14,10 @@
 //
 // Command line (argv[0] is ignored; flags also take --name=value):
 //
-//	podjail-shim --memory BYTES --pids N [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
 //
 //	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
+//	--armed   wait for the runner's go (step 6 below) before the program exists
 //	--pids    pids.max of the program's cgroup (threads count)
 //	--stdin   absolute path of the input file, opened by the shim as root and given to
 //	          the program as fd 0; default /dev/null; "-" gives the program the
@@ -45,18 +46,26 @@
 //     65534, no groups, CapEff, CapPrm, CapAmb zero) and that setresuid(0,0,0),
 //     setuid(0), setresgid(0,0,0), setgid(0), setgroups([0]) fail with EPERM. Any other
 //     answer refuses the run.
-//  6. start: clone3 into program/ (CLONE_INTO_CGROUP), setgroups([]), setgid and setuid
+//  6. go (only with --armed): writes ArmedLine(nonce), "podjail-armed <nonce>\n", on
+//     stderr, then reads exactly one byte from fd 0 with one read(2). GoByte ('g') goes
+//     on; EOF or any other byte ends the shim with a report of step "go" and no program
+//     ever started. fd 0 is the container's stdin, fed through attach: for a run whose
+//     stdin is the input file it carries only the go; for --stdin - the go is its first
+//     byte and the rest is the program's stdin. The runner starts the program's clocks
+//     (wall time, deadlines) when it sends the go, so a container can be created,
+//     attached and started ahead of its turn ("armed") and still be used once.
+//  7. start: clone3 into program/ (CLONE_INTO_CGROUP), setgroups([]), setgid and setuid
 //     65534, exec PROGRAM. fd 0 the input, fd 1 the shim's stdout, fd 2 /dev/null,
 //     nothing else.
-//  7. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to
+//  8. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to
 //     the shim (pid 1) are reaped as they end, since a zombie still holds a pid of
 //     pids.max. SIGTERM, SIGINT or SIGHUP to the shim at any time kill program/
 //     (cgroup.kill); the shim still reports.
-//  8. reap: as pid 1, kill(-1, SIGKILL) with effective uid 65534 (the shim holds no
+//  9. reap: as pid 1, kill(-1, SIGKILL) with effective uid 65534 (the shim holds no
 //     CAP_KILL; its real and saved uid stay 0), then cgroup.kill on program/, then reaps
 //     every child until none is left (5 s at most). Nothing is alive to write after the
 //     report.
-//  9. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
+//  10. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
 //     rmdir program/ (best effort).
 //
 // Output: the program's stdout passes through untouched; the shim never writes to

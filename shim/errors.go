@@ -27,6 +27,7 @@ const (
 	StepStdin   Step = "stdin"   // opening the input file
 	StepCgroup  Step = "cgroup"  // making the two cgroups and setting limits
 	StepProbe   Step = "probe"   // proving 65534:65534 cannot regain root
+	StepGo      Step = "go"      // armed: waiting for the runner's go
 	StepStart   Step = "start"   // clone into the program cgroup and exec
 	StepWait    Step = "wait"    // wait4 on the program
 	StepReap    Step = "reap"    // kill(-1) and reaping what is left

@@ -24,7 +24,7 @@ func Main(args []string) int {
 	nonce, err := TakeNonce()
 	code := ExitFailure
 	if err == nil {
-		code, err = run(args[1:], &rep, stop)
+		code, err = run(args[1:], nonce, &rep, stop)
 	}
 	if err != nil {
 		rep.Error, rep.Step, code = err.Error(), stepOf(err), ExitFailure
@@ -36,7 +36,7 @@ func Main(args []string) int {
 	return code
 }
 
-func run(args []string, rep *Report, stop <-chan os.Signal) (int, error) {
+func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, error) {
 	cfg, err := ParseArgs(args)
 	if err != nil {
 		return 0, &SetupError{StepArgs, err}
@@ -73,8 +73,14 @@ func run(args []string, rep *Report, stop <-chan os.Signal) (int, error) {
 	if err != nil {
 		return 0, &SetupError{StepStart, err}
 	}
+	defer dir.Close()
+	if cfg.Armed {
+		if err := AwaitGo(os.Stderr, os.Stdin, nonce); err != nil {
+			cg.Remove()
+			return 0, err
+		}
+	}
 	pid, err := startProgram(cfg, int(dir.Fd()), stdin, null)
-	dir.Close()
 	if err != nil {
 		return 0, err
 	}
