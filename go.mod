@@ -12,6 +12,7 @@ require (
 	github.com/hashicorp/go-plugin v1.8.0
 	github.com/opencontainers/runtime-spec v1.2.1
 	github.com/opencontainers/selinux v1.15.1
+	github.com/sirupsen/logrus v1.9.3
 	golang.org/x/sys v0.50.0
 	google.golang.org/grpc v1.72.2
 	google.golang.org/protobuf v1.36.6
@@ -106,7 +107,6 @@ require (
 	github.com/sigstore/fulcio v1.6.6 // indirect
 	github.com/sigstore/protobuf-specs v0.4.1 // indirect
 	github.com/sigstore/sigstore v1.9.5 // indirect
-	github.com/sirupsen/logrus v1.9.3 // indirect
 	github.com/skeema/knownhosts v1.3.1 // indirect
 	github.com/smallstep/pkcs7 v0.1.1 // indirect
 	github.com/spf13/pflag v1.0.6 // indirect

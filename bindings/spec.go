@@ -37,6 +37,9 @@ type Spec struct {
 	Pids int64
 	// CPUs is the CPU quota in cores (1.5 = one and a half). Required (> 0).
 	CPUs float64
+	// CPUSet is the cores the container may run on (cpuset.cpus: "2",
+	// "0-1"). Zero value: any.
+	CPUSet string
 
 	// InputFile is a host file bind-mounted read-only at InputPath.
 	// Zero value: no input mount.
@@ -204,7 +207,7 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	g.ResourceLimits = &spec.LinuxResources{
 		Memory: &spec.LinuxMemory{Limit: &s.MemoryBytes, Swap: &s.MemoryBytes},
 		Pids:   &spec.LinuxPids{Limit: s.Pids},
-		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period},
+		CPU:    &spec.LinuxCPU{Quota: &quota, Period: &period, Cpus: s.CPUSet},
 	}
 	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("container spec: %w", err)

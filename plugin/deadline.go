@@ -3,11 +3,9 @@ package plugin
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/podjail/podjail/cgroupdrv"
 )
 
 // watchInterval is how often the deadlines read the run's cgroup. A tenth
@@ -20,6 +18,7 @@ const watchInterval = 100 * time.Millisecond
 // waiting, by cpu.pressure, does not count as idle).
 type deadlines struct {
 	dir       string
+	base      time.Duration // the parent's processor time at the go: not the program's
 	cpu, idle time.Duration
 }
 
@@ -36,7 +35,8 @@ func (d deadlines) watch(ctx context.Context, stop func(reason, note string)) {
 		case now := <-tick.C:
 			elapsed := now.Sub(last)
 			last = now
-			cpu, err := cpuUsage(d.dir)
+			cpu, err := cgroupdrv.CPUUsage(d.dir)
+			cpu -= d.base
 			if err != nil {
 				continue // the parent is read again next tick; a gone parent ends the run anyway
 			}
@@ -44,7 +44,7 @@ func (d deadlines) watch(ctx context.Context, stop func(reason, note string)) {
 				stop(KilledCPULimit, fmt.Sprintf("processor time %.3f s reached the ceiling %.3f s", cpu.Seconds(), d.cpu.Seconds()))
 				return
 			}
-			wait := cpuWaiting(d.dir)
+			wait := cgroupdrv.CPUWaiting(d.dir)
 			if cpu != lastCPU || (wait >= 0 && wait != lastWait) {
 				idleFor = 0
 			} else {
@@ -57,42 +57,4 @@ func (d deadlines) watch(ctx context.Context, stop func(reason, note string)) {
 			}
 		}
 	}
-}
-
-// cpuUsage reads usage_usec of dir's cpu.stat.
-func cpuUsage(dir string) (time.Duration, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "cpu.stat"))
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "usage_usec "); ok {
-			us, err := strconv.ParseInt(v, 10, 64)
-			return time.Duration(us) * time.Microsecond, err
-		}
-	}
-	return 0, fmt.Errorf("%s: no usage_usec", dir)
-}
-
-// cpuWaiting reads the "some" total of dir's cpu.pressure: time in which
-// some task of the cgroup was runnable but not running. -1 without PSI.
-func cpuWaiting(dir string) time.Duration {
-	data, err := os.ReadFile(filepath.Join(dir, "cpu.pressure"))
-	if err != nil {
-		return -1
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if !strings.HasPrefix(line, "some ") {
-			continue
-		}
-		for _, f := range strings.Fields(line) {
-			if v, ok := strings.CutPrefix(f, "total="); ok {
-				us, err := strconv.ParseInt(v, 10, 64)
-				if err == nil {
-					return time.Duration(us) * time.Microsecond
-				}
-			}
-		}
-	}
-	return -1
 }

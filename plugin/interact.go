@@ -21,7 +21,7 @@ const interactorOutput = "/tmp/interactor.out"
 // streams: they share no file. The solution's own limits decide first, then
 // the interactor's exit code (testlib: 0 AC, 1 WA, 2 PE, else CF). A pair
 // stuck waiting on each other ends by the solution's deadlines.
-func (r *Runner) runInteractive(ctx context.Context, req JudgeRequest, t problem.Test, limit time.Duration, artefacts string, inter *checker) TestResult {
+func (r *Runner) runInteractive(ctx context.Context, req JudgeRequest, t problem.Test, limit time.Duration, artefacts string, inter *checker, cpuset string) TestResult {
 	tr := TestResult{Name: t.Name, Sample: t.Sample}
 	toInter, fromSol := io.Pipe()
 	toSol, fromInter := io.Pipe()
@@ -34,6 +34,7 @@ func (r *Runner) runInteractive(ctx context.Context, req JudgeRequest, t problem
 		OutputLimit: req.Problem.OutputBytes,
 		MemoryBytes: req.Problem.MemoryBytes,
 		CPUs:        1,
+		CPUSet:      cpuset,
 		CPULimit:    cpuCeiling(limit),
 		IdleLimit:   idleDeadline(limit),
 		WallLimit:   absoluteCap(limit),

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/podjail/podjail/bindings"
@@ -137,84 +140,175 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		return out, nil
 	}
 	limit := p.TimeLimit + req.Lang.ExtraTime
+	slots, cpusets, err := r.slots(req.Parallel)
+	if err != nil {
+		return out, err
+	}
+	out.Parallel = slots
+	var cleanups sync.WaitGroup
+	defer cleanups.Wait() // nothing of a run is left when Judge returns
+	pl := &pipeline{
+		n:     len(p.Tests),
+		slots: slots,
+		prepare: func(ctx context.Context, i, slot int) *pending {
+			t := testRun{req: req, test: p.Tests[i], limit: limit, artefacts: out.Build.Dir, chk: chk,
+				tmp: tmp, index: i, cpuset: cpusets[slot], cleanups: &cleanups}
+			return r.prepareTest(ctx, t)
+		},
+		stop: func(tr TestResult) bool {
+			return tr.Verdict != AC && (req.StopOnFirstFailure || tr.Verdict == IE || tr.Verdict == CF)
+		},
+		emit: func(i int, tr TestResult) {
+			if req.Progress != nil {
+				req.Progress(i+1, len(p.Tests), tr)
+			}
+		},
+	}
+	began := time.Now()
+	out.Tests = pl.judgeAll(ctx)
+	out.TestsWall = time.Since(began)
 	out.Verdict = AC
-	for i, t := range p.Tests {
-		var tr TestResult
-		if p.Interactive {
-			tr = r.runInteractive(ctx, req, t, limit, out.Build.Dir, chk)
-		} else {
-			tr = r.runTest(ctx, req, t, limit, out.Build.Dir, chk, tmp)
-		}
-		out.Tests = append(out.Tests, tr)
+	for _, tr := range out.Tests {
 		if Worse(tr.Verdict, out.Verdict) {
-			out.Verdict, out.Note = tr.Verdict, "test "+t.Name+": "+tr.Note
+			out.Verdict, out.Note = tr.Verdict, "test "+tr.Name+": "+tr.Note
 		}
-		if req.Progress != nil {
-			req.Progress(i+1, len(p.Tests), tr)
-		}
-		if ctx.Err() != nil {
-			out.Verdict, out.Note = IE, "judging interrupted: "+ctx.Err().Error()
-			break
-		}
-		if tr.Verdict != AC && (req.StopOnFirstFailure || tr.Verdict == IE || tr.Verdict == CF) {
-			break
-		}
+	}
+	if ctx.Err() != nil {
+		out.Verdict, out.Note = IE, "judging interrupted: "+ctx.Err().Error()
 	}
 	return out, nil
 }
 
-// runTest runs the submission on one test and decides its verdict.
-func (r *Runner) runTest(ctx context.Context, req JudgeRequest, t problem.Test, limit time.Duration, artefacts string, chk *checker, tmp string) TestResult {
-	tr := TestResult{Name: t.Name, Sample: t.Sample}
-	run := RunRequest{
-		Image:       req.Lang.RunImage,
-		Command:     req.Lang.Run,
-		InputFile:   t.Input,
-		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
-		OutputLimit: req.Problem.OutputBytes,
-		MemoryBytes: req.Problem.MemoryBytes,
-		CPUs:        1,
-		CPULimit:    cpuCeiling(limit),
-		IdleLimit:   idleDeadline(limit),
-		WallLimit:   absoluteCap(limit),
+// testRun is one test of a judge, as its slot runs it.
+type testRun struct {
+	req       JudgeRequest
+	test      problem.Test
+	limit     time.Duration
+	artefacts string
+	chk       *checker
+	tmp       string
+	index     int
+	cpuset    string          // the slot's core; "" unpinned
+	cleanups  *sync.WaitGroup // counts the runs still being removed
+}
+
+// prepareTest makes a test ready for its turn: a batch test's run is
+// armed; an interactive test's two runs start at its turn.
+func (r *Runner) prepareTest(ctx context.Context, t testRun) *pending {
+	if t.req.Problem.Interactive {
+		return &pending{
+			judge: func(ctx context.Context) TestResult {
+				return r.runInteractive(ctx, t.req, t.test, t.limit, t.artefacts, t.chk, t.cpuset)
+			},
+			drop: func() {},
+		}
 	}
-	o := testOutcome{limit: limit, matched: true}
+	return r.prepareBatch(ctx, t)
+}
+
+// prepareBatch arms the submission's run on one test; its judge fires it,
+// compares as the output crosses, and asks the checker if there is one.
+func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
+	tr := TestResult{Name: t.test.Name, Sample: t.test.Sample}
+	failed := func(v Verdict, note string) *pending {
+		tr.Verdict, tr.Note = v, note
+		return &pending{judge: func(context.Context) TestResult { return tr }, drop: func() {}}
+	}
+	run := RunRequest{
+		Image:       t.req.Lang.RunImage,
+		Command:     t.req.Lang.Run,
+		InputFile:   t.test.Input,
+		Binds:       []bindings.Bind{{Source: t.artefacts, Destination: lang.ArtefactDir}},
+		OutputLimit: t.req.Problem.OutputBytes,
+		MemoryBytes: t.req.Problem.MemoryBytes,
+		CPUs:        1,
+		CPUSet:      t.cpuset,
+		CPULimit:    cpuCeiling(t.limit),
+		IdleLimit:   idleDeadline(t.limit),
+		WallLimit:   absoluteCap(t.limit),
+	}
+	var closers []io.Closer
+	closeAll := func() {
+		for _, c := range closers {
+			c.Close()
+		}
+	}
 	var cmp *compare.Comparator
 	var outPath string
-	if chk == nil {
-		spec, err := compare.Parse(req.Problem.Comparator)
+	if t.chk == nil {
+		spec, err := compare.Parse(t.req.Problem.Comparator)
 		if err != nil {
-			tr.Verdict, tr.Note = CF, "comparator: "+err.Error()
-			return tr
+			return failed(CF, "comparator: "+err.Error())
 		}
-		ans, err := os.Open(t.Answer)
+		ans, err := os.Open(t.test.Answer)
 		if err != nil {
-			tr.Verdict, tr.Note = CF, "answer: "+err.Error()
-			return tr
+			return failed(CF, "answer: "+err.Error())
 		}
-		defer ans.Close()
+		closers = append(closers, ans)
 		cmp = compare.New(spec, ans)
 		run.Output, run.Stop, run.StopReason = cmp, cmp.Differs(), StopWrongAnswer
 	} else {
-		outPath = filepath.Join(tmp, "output")
+		outPath = filepath.Join(t.tmp, fmt.Sprintf("output-%d", t.index))
 		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
 		if err != nil {
-			tr.Verdict, tr.Note = IE, err.Error()
-			return tr
+			return failed(IE, err.Error())
 		}
-		defer f.Close()
+		closers = append(closers, f)
 		run.Output = f
 	}
-	o.res, o.err = r.Run(ctx, run)
-	if cmp != nil {
-		o.matched, o.diff = cmp.Close()
+	armed, armErr := r.Arm(ctx, run)
+	if armed != nil {
+		t.cleanups.Add(1)
+		go func() { <-armed.Done(); t.cleanups.Done() }()
 	}
-	tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
-	tr.Verdict, tr.Note = decideVerdict(o)
-	if tr.Verdict == AC && chk != nil {
-		tr.Verdict, tr.Note, tr.Points = r.check(ctx, req.Problem, chk, t, outPath)
+	judge := func(ctx context.Context) TestResult {
+		defer closeAll()
+		o := testOutcome{limit: t.limit, matched: true, err: armErr}
+		if armErr == nil {
+			o.res, o.err = armed.Fire(ctx)
+		}
+		if cmp != nil {
+			o.matched, o.diff = cmp.Close()
+		}
+		tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
+		tr.Verdict, tr.Note = decideVerdict(o)
+		if tr.Verdict == AC && t.chk != nil {
+			closeAll() // the checker reads the whole output
+			tr.Verdict, tr.Note, tr.Points = r.check(ctx, t.req.Problem, t.chk, t.test, outPath)
+		}
+		return tr
 	}
-	return tr
+	drop := func() {
+		if armed != nil {
+			armed.Discard(context.WithoutCancel(ctx))
+		}
+		closeAll()
+	}
+	return &pending{judge: judge, drop: drop}
+}
+
+// slots resolves JudgeRequest.Parallel against the Runner's cores: how
+// many tests run at once, and each slot's cpuset ("" for one slot, which
+// runs unpinned as a single run always did).
+func (r *Runner) slots(parallel int) (int, []string, error) {
+	n := parallel
+	if n == 0 {
+		n = max(1, len(r.Cores))
+	}
+	if n < 0 {
+		return 0, nil, &RequestError{"parallel", fmt.Errorf("%d: want 0 (one per core), 1 (one test at a time) or more", parallel)}
+	}
+	if n == 1 {
+		return 1, []string{""}, nil
+	}
+	if n > len(r.Cores) {
+		return 0, nil, &RequestError{"parallel", fmt.Errorf("%d tests at once need %d cores of their own; podjail is given %d (%v)", n, n, len(r.Cores), r.Cores)}
+	}
+	sets := make([]string, n)
+	for i := range sets {
+		sets[i] = strconv.Itoa(r.Cores[i])
+	}
+	return n, sets, nil
 }
 
 // checker is a built checker: its language and artefact directory.

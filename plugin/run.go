@@ -63,6 +63,9 @@ type RunRequest struct {
 	Pids int64
 	// CPUs is the CPU quota in cores. Zero value: DefaultCPUs.
 	CPUs float64
+	// CPUSet pins the run to these cores ("3", "0-1"), so that runs side
+	// by side do not share a core. Zero value: any core.
+	CPUSet string
 	// TimeLimit is the program's processor time limit L. When set, the
 	// three deadlines default from it (CPULimit L+2s, IdleLimit 4L+4s,
 	// WallLimit 5(L+2s)) and the result carries a verdict, the answer
@@ -266,6 +269,10 @@ type Runner struct {
 	SeccompLogs []string
 	// Log receives debug output and warnings. Zero value: nothing is logged.
 	Log hclog.Logger
+	// Cores are the cores runs may be pinned to, one run on each, for
+	// judging tests side by side (JudgeRequest.Parallel). Zero value:
+	// tests run one at a time.
+	Cores []int
 
 	warned sync.Map // images already warned about running without the shim
 }
@@ -291,97 +298,13 @@ func (r *Runner) log() hclog.Logger {
 // Run runs one program in one fresh container under its own parent cgroup,
 // and removes both, whatever happens, also when ctx is cancelled.
 func (r *Runner) Run(ctx context.Context, req RunRequest) (RunResult, error) {
-	if err := req.Check(); err != nil {
-		return RunResult{}, err
-	}
-	res := RunResult{Image: req.Image, OutputLimit: req.OutputLimit, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}
-	ok, err := r.Runtime.ImageExists(ctx, req.Image)
+	a, err := r.Arm(ctx, req)
 	if err != nil {
-		return res, err
+		return RunResult{Image: req.Image}, err
 	}
-	if !ok {
-		return res, &bindings.ImageMissingError{Image: req.Image}
-	}
-
-	spec, stdin, err := r.spec(req, res.Container)
-	if err != nil {
-		return res, err
-	}
-	if stdin != nil {
-		defer stdin.Close()
-	}
-	nonce := spec.Env[shim.NonceEnv]
-	if r.Levels != nil {
-		level, err := r.Levels.Reserve()
-		if err != nil {
-			return res, err
-		}
-		if level != "" {
-			r.log().Debug("SELinux level reserved", "level", level, "held", r.Levels.Len())
-			defer func() {
-				r.Levels.Release(level)
-				r.log().Debug("SELinux level released", "level", level, "held", r.Levels.Len())
-			}()
-		}
-		spec.SELinuxLevel = level
-	}
-
-	var parent *cgroupdrv.Parent
-	if r.Cgroups != nil {
-		p, err := r.Cgroups.Create(ctx, parentID(r.Self))
-		if err != nil {
-			return res, fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err)
-		}
-		parent = &p
-		defer r.destroy(ctx, p)
-		r.log().Debug("parent cgroup made", "parent", p.CgroupParent)
-		spec.CgroupParent = p.CgroupParent
-	}
-
-	began := time.Now()
-	id, err := r.Runtime.Create(ctx, spec)
-	if err != nil {
-		return res, err
-	}
-	res.ContainerID = id
-	r.log().Debug("container created", "name", res.Container)
-	if req.Prepare != nil {
-		if err := req.Prepare(ctx, r.Runtime, id); err != nil {
-			r.remove(ctx, id)
-			return res, err
-		}
-	}
-	stderr := &tailBuffer{keep: stderrKeep}
-	var parentDir string
-	if parent != nil {
-		parentDir = parent.Path
-	}
-	var in io.Reader = req.StdinStream
-	if stdin != nil {
-		in = stdin
-	}
-	err = r.attachAndWait(ctx, id, in, stderr, parentDir, req, &res)
-	if err == nil && req.Collect != nil {
-		err = req.Collect(ctx, r.Runtime, id)
-	}
-
-	// Removed before the parent is read, so nothing of the container is
-	// still running and charging it.
-	r.remove(ctx, id)
-	r.log().Debug("container removed", "name", res.Container)
-	if err != nil {
-		return res, err
-	}
-	if err := r.finish(&res, parent, stderr.Bytes(), nonce); err != nil {
-		return res, err
-	}
-	if res.Signal == "SIGSYS" {
-		r.nameSyscall(&res, began, time.Now())
-	}
-	if req.TimeLimit > 0 {
-		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: res, limit: req.TimeLimit, matched: true})
-	}
-	return res, nil
+	res, err := a.Fire(ctx)
+	<-a.Done()
+	return res, err
 }
 
 // spec builds the container for req, and opens the input when it is to be
@@ -396,8 +319,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		MemoryBytes:    req.MemoryBytes,
 		Pids:           req.Pids,
 		CPUs:           req.CPUs,
+		CPUSet:         req.CPUSet,
 		InputFile:      req.InputFile,
-		Stdin:          req.StdinStream != nil,
+		Stdin:          req.StdinStream != nil || r.Shim != "",
 		Binds:          req.Binds,
 		Writable:       req.Writable,
 		WorkDir:        req.WorkDir,
@@ -427,7 +351,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	spec.Env = map[string]string{shim.NonceEnv: randomHex(16)}
 	spec.MemoryBytes += shimMemoryHeadroom
 	spec.Pids += shimPidsHeadroom
-	cmd := []string{bindings.ShimPath,
+	cmd := []string{bindings.ShimPath, "--armed",
 		"--memory", strconv.FormatInt(req.MemoryBytes, 10),
 		"--pids", strconv.FormatInt(req.Pids, 10)}
 	for _, e := range req.Env {

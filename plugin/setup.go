@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
 	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
 	"github.com/podjail/podjail/policy"
 )
@@ -61,6 +62,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if uid := os.Geteuid(); uid != 0 && os.Getenv("XDG_RUNTIME_DIR") == "" {
 		_ = os.Setenv("XDG_RUNTIME_DIR", fmt.Sprintf("/run/user/%d", uid))
 	}
+	bindings.RouteLibraryLogs(log)
 	client, err := Connect(ctx, s.URL)
 	if err != nil {
 		return nil, err
@@ -100,8 +102,9 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if err := adoptLevels(ctx, client, levels, log); err != nil {
 		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
 	}
+	cores := pinnableCores(cgroupdrv.Host{}, os.Geteuid(), log)
 	return &Runner{Runtime: client, Self: self, Cgroups: driver, Shim: s.Shim,
-		Seccomp: profile, Levels: levels, Log: log}, nil
+		Seccomp: profile, Levels: levels, Log: log, Cores: cores}, nil
 }
 
 // adoptLevels marks the SELinux levels of the service's containers (other

@@ -35,6 +35,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	stopFirst := fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
 	asJSON := fs.Bool("json", false, "print the judgement as JSON on stdout")
+	parallel := fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -80,7 +81,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst}
+	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel}
 	progress := newProgress(stderr, isTerminal(stderr))
 	req.Progress = progress.update
 	fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)

@@ -1,0 +1,408 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/shim"
+)
+
+// armTimeout bounds arming: the container's create, attach and start and
+// the shim's own setup. Past it the runtime is failing, not the program.
+const armTimeout = 2 * time.Minute
+
+// Armed is one run made ready ahead of its turn: its parent cgroup made,
+// its container created, attached and started, and the shim set up and
+// waiting for the go (shim/doc.go, step 6). Nothing of the program exists
+// until Fire. Use it once: Fire, or Discard; both remove everything it
+// holds. Without the shim there is nothing to wait in the container, so
+// an Armed is only created and attached, and Fire starts it.
+type Armed struct {
+	r      *Runner
+	req    RunRequest
+	res    RunResult
+	id     string
+	nonce  string
+	parent *cgroupdrv.Parent
+	level  string
+
+	goStdin  *io.PipeWriter // the container's stdin: the go, then StdinStream
+	out      *cappedWriter
+	stderr   *tailBuffer
+	attached chan error
+	detach   context.CancelFunc
+	began    time.Time
+	early    bool // the container ended before it was armed (a shim failure)
+
+	killed   chan stopReason
+	stopping sync.WaitGroup
+	fired    bool
+	once     sync.Once     // cleanup
+	cleaned  chan struct{} // closed once everything of the run is gone
+	cleanups []func(context.Context)
+}
+
+type stopReason struct {
+	reason, note string
+	at           time.Time
+}
+
+// Arm makes req's run ready to fire. On error nothing of it is left.
+func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	a := &Armed{r: r, req: req, killed: make(chan stopReason, 1), cleaned: make(chan struct{}),
+		res: RunResult{Image: req.Image, OutputLimit: req.OutputLimit, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}}
+	defer func() {
+		if err != nil {
+			a.cleanup(ctx)
+		}
+	}()
+	ok, err := r.Runtime.ImageExists(ctx, req.Image)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, &bindings.ImageMissingError{Image: req.Image}
+	}
+	spec, stdin, err := r.spec(req, a.res.Container)
+	if err != nil {
+		return nil, err
+	}
+	if stdin != nil {
+		a.cleanups = append(a.cleanups, func(context.Context) { stdin.Close() })
+	}
+	a.nonce = spec.Env[shim.NonceEnv]
+	if err := a.reserveLevel(&spec); err != nil {
+		return nil, err
+	}
+	if err := a.makeParent(ctx, &spec); err != nil {
+		return nil, err
+	}
+	a.began = time.Now()
+	if err := a.create(ctx, spec); err != nil {
+		return nil, err
+	}
+	var in io.Reader = req.StdinStream
+	if stdin != nil {
+		in = stdin
+	}
+	if a.res.Shimmed {
+		pr, pw := io.Pipe()
+		a.goStdin, in = pw, pr
+		a.cleanups = append(a.cleanups, func(context.Context) { pw.Close() })
+	}
+	actx, cancel := context.WithTimeout(ctx, armTimeout)
+	defer cancel()
+	if err := a.attach(actx, in); err != nil {
+		return nil, err
+	}
+	if !a.res.Shimmed {
+		return a, nil
+	}
+	if err := r.Runtime.Start(actx, a.id); err != nil {
+		return nil, err
+	}
+	r.log().Debug("container started", "name", a.res.Container, "id", a.id)
+	if err := a.awaitArmed(actx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Armed) reserveLevel(spec *bindings.Spec) error {
+	levels := a.r.Levels
+	if levels == nil {
+		return nil
+	}
+	level, err := levels.Reserve()
+	if err != nil || level == "" {
+		return err
+	}
+	a.r.log().Debug("SELinux level reserved", "level", level, "held", levels.Len())
+	a.level, spec.SELinuxLevel = level, level
+	return nil
+}
+
+func (a *Armed) makeParent(ctx context.Context, spec *bindings.Spec) error {
+	r := a.r
+	if r.Cgroups == nil {
+		return nil
+	}
+	p, err := r.Cgroups.Create(ctx, parentID(r.Self))
+	if err != nil {
+		return fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err)
+	}
+	a.parent = &p
+	r.log().Debug("parent cgroup made", "parent", p.CgroupParent)
+	spec.CgroupParent = p.CgroupParent
+	return nil
+}
+
+func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
+	id, err := a.r.Runtime.Create(ctx, spec)
+	if err != nil {
+		return err
+	}
+	a.id, a.res.ContainerID = id, id
+	a.r.log().Debug("container created", "name", a.res.Container)
+	if a.req.Prepare != nil {
+		return a.req.Prepare(ctx, a.r.Runtime, id)
+	}
+	return nil
+}
+
+// attach connects the streams before the start: with log driver none
+// nothing is kept for later.
+func (a *Armed) attach(ctx context.Context, in io.Reader) error {
+	req := a.req
+	a.stderr = &tailBuffer{keep: stderrKeep}
+	a.out = &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() {
+		a.stopping.Go(func() { a.stop(KilledOutputLimit, fmt.Sprintf("more than %d bytes of output", req.OutputLimit)) })
+	}}
+	// The stream outlives Arm's own deadline: it carries the whole run.
+	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
+	a.detach = detach
+	a.cleanups = append(a.cleanups, func(context.Context) { detach() })
+	ready := make(chan struct{})
+	a.attached = make(chan error, 1)
+	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, a.out, a.stderr, ready) }()
+	select {
+	case <-ready:
+		return nil
+	case err := <-a.attached:
+		a.attached <- err
+		return fmt.Errorf("attach before start: %w", err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// awaitArmed waits for the shim's armed line. A container that ends
+// first is a shim that failed: Fire reports it from the shim's report.
+func (a *Armed) awaitArmed(ctx context.Context) error {
+	select {
+	case <-a.stderr.found(shim.ArmedLine(a.nonce)):
+		a.r.log().Debug("armed", "name", a.res.Container)
+		return nil
+	case err := <-a.attached:
+		a.attached <- err
+		a.early = true
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("arm %s: the shim did not get ready: %w", a.res.Container, ctx.Err())
+	}
+}
+
+// Fire starts the program and waits for the run to end. The container's
+// removal, its parent's and its level's release run after Fire returns,
+// off the caller's critical path; Done tells when they are over.
+func (a *Armed) Fire(ctx context.Context) (RunResult, error) {
+	if a.fired {
+		return a.res, errors.New("an armed run fires once")
+	}
+	a.fired = true
+	res, err := a.fire(ctx)
+	go a.cleanup(ctx)
+	return res, err
+}
+
+func (a *Armed) fire(ctx context.Context) (RunResult, error) {
+	r, req, res := a.r, a.req, &a.res
+	defer a.stopping.Wait()
+	start := time.Now()
+	var base time.Duration
+	if a.parent != nil {
+		base, _ = cgroupdrv.CPUUsage(a.parent.Path) // the shim's setup, not the program's
+	}
+	if err := a.sendGo(ctx); err != nil {
+		return *res, err
+	}
+	running, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	a.watch(running, start, base)
+	code, err := r.Runtime.Wait(ctx, a.id)
+	res.Wall = time.Since(start)
+	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall)
+	stopWatching()
+	if err != nil {
+		return *res, err
+	}
+	res.ContainerExitCode, res.ExitCode = code, code
+	dstErr := a.drain(start)
+	select {
+	case k := <-a.killed:
+		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
+		res.StoppedAt = k.at.Sub(start)
+	default:
+		if code > 128 && code < 128+65 {
+			res.Signal = unix.SignalName(unix.Signal(code - 128))
+		}
+	}
+	if st, err := r.Runtime.Inspect(ctx, a.id); err == nil {
+		res.OOMKilledFlag = st.OOMKilled
+	}
+	// A closed pipe is the other end of an interactive pair having ended.
+	if dstErr != nil && !errors.Is(dstErr, io.ErrClosedPipe) {
+		return *res, fmt.Errorf("write program output: %w", dstErr)
+	}
+	if req.Collect != nil {
+		if err := req.Collect(ctx, r.Runtime, a.id); err != nil {
+			return *res, err
+		}
+	}
+	// The container has stopped: nothing of it still runs and charges the
+	// parent (conmon is kept out of it), so its counters are final.
+	if err := r.finish(res, a.parent, a.stderr.Bytes(), a.nonce); err != nil {
+		return *res, err
+	}
+	if res.Signal == "SIGSYS" {
+		r.nameSyscall(res, a.began, time.Now())
+	}
+	if req.TimeLimit > 0 {
+		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: *res, limit: req.TimeLimit, matched: true})
+	}
+	return *res, nil
+}
+
+// sendGo starts the program: the go byte to an armed shim (then the
+// interactive stream after it), or the container's start without one.
+func (a *Armed) sendGo(ctx context.Context) error {
+	if !a.res.Shimmed {
+		if err := a.r.Runtime.Start(ctx, a.id); err != nil {
+			return err
+		}
+		a.r.log().Debug("container started", "name", a.res.Container, "id", a.id)
+		return nil
+	}
+	if a.early {
+		return nil
+	}
+	if _, err := a.goStdin.Write([]byte{shim.GoByte}); err != nil {
+		return fmt.Errorf("send the go to %s: %w", a.res.Container, err)
+	}
+	if a.req.StdinStream == nil {
+		return a.goStdin.Close()
+	}
+	go func() {
+		_, err := io.Copy(a.goStdin, a.req.StdinStream)
+		a.goStdin.CloseWithError(err)
+	}()
+	return nil
+}
+
+// watch starts the deadlines: the absolute cap, the caller's stop, and
+// the parent cgroup's processor ceiling and no progress, all from the go.
+func (a *Armed) watch(running context.Context, start time.Time, base time.Duration) {
+	req := a.req
+	if req.WallLimit > 0 {
+		t := time.AfterFunc(req.WallLimit-time.Since(start), func() {
+			a.stop(KilledWallLimit, fmt.Sprintf("%s of elapsed time (absolute cap)", req.WallLimit))
+		})
+		context.AfterFunc(running, func() { t.Stop() })
+	}
+	if req.Stop != nil {
+		a.stopping.Go(func() {
+			select {
+			case <-req.Stop:
+				a.stop(req.StopReason, "")
+			case <-running.Done():
+			}
+		})
+	}
+	if a.parent != nil && (req.CPULimit > 0 || req.IdleLimit > 0) {
+		w := deadlines{dir: a.parent.Path, base: base, cpu: req.CPULimit, idle: req.IdleLimit}
+		a.stopping.Go(func() { w.watch(running, a.stop) })
+	}
+}
+
+// drain waits for the attach stream to deliver what is left; it normally
+// ends at once, but is bounded in case the service keeps it open.
+func (a *Armed) drain(start time.Time) error {
+	t := time.NewTimer(attachDrainTimeout)
+	defer t.Stop()
+	select {
+	case err := <-a.attached:
+		if err != nil {
+			a.r.log().Warn("attach stream ended with an error", "id", a.id, "error", err)
+		}
+	case <-t.C:
+		a.r.log().Warn("attach stream still open after the container stopped", "id", a.id)
+	}
+	n, _, dstErr := a.out.result()
+	a.res.OutputBytes = n
+	if first := a.out.firstByte(); !first.IsZero() {
+		a.res.FirstOutput = first.Sub(start)
+	}
+	return dstErr
+}
+
+// stop ends the run once, with a reason; later calls do nothing.
+func (a *Armed) stop(reason, note string) {
+	select {
+	case a.killed <- stopReason{reason, note, time.Now()}:
+	default:
+		return // already stopping
+	}
+	a.r.stop(context.Background(), a.id, a.res.Shimmed)
+}
+
+// Discard removes a run that was never fired, and everything it holds.
+func (a *Armed) Discard(ctx context.Context) {
+	if a.fired {
+		<-a.cleaned
+		return
+	}
+	a.fired = true
+	a.cleanup(ctx)
+}
+
+// Done is closed once the run's container, parent cgroup and SELinux level
+// are gone.
+func (a *Armed) Done() <-chan struct{} { return a.cleaned }
+
+// cleanup removes the container before its parent (which must be empty)
+// and releases the level last (the container held it until removed).
+func (a *Armed) cleanup(ctx context.Context) {
+	a.once.Do(func() {
+		defer close(a.cleaned)
+		r := a.r
+		if a.id != "" {
+			r.remove(ctx, a.id)
+			r.log().Debug("container removed", "name", a.res.Container)
+		}
+		for _, f := range a.cleanups {
+			f(ctx)
+		}
+		if a.parent != nil {
+			r.destroy(ctx, *a.parent)
+		}
+		if a.level != "" {
+			r.Levels.Release(a.level)
+			r.log().Debug("SELinux level released", "level", a.level, "held", r.Levels.Len())
+		}
+	})
+}
+
+// found returns a channel closed once line has been written to t.
+func (t *tailBuffer) found(line string) <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch := make(chan struct{})
+	if bytes.Contains(t.buf, []byte(line)) {
+		close(ch)
+		return ch
+	}
+	t.watches = append(t.watches, watch{[]byte(line), ch})
+	return ch
+}
