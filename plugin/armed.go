@@ -291,6 +291,7 @@ func (a *Armed) sendGo(ctx context.Context) error {
 	if _, err := a.goStdin.Write([]byte{shim.GoByte}); err != nil {
 		return fmt.Errorf("send the go to %s: %w", a.res.Container, err)
 	}
+	a.r.log().Debug("go sent", "name", a.res.Container)
 	if a.req.StdinStream == nil {
 		return a.goStdin.Close()
 	}

@@ -256,10 +256,12 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		closers = append(closers, f)
 		run.Output = f
 	}
-	armed, armErr := r.Arm(ctx, run)
-	if armed != nil {
-		t.cleanups.Add(1)
-		go func() { <-armed.Done(); t.cleanups.Done() }()
+	armed, armErr := r.armCounted(ctx, run, t.cleanups)
+	var checker *Armed
+	var checkErr error
+	msg := &headBuffer{keep: checkerOutput}
+	if t.chk != nil && armErr == nil {
+		checker, checkErr = r.armCounted(ctx, checkRequest(t.req.Problem, t.chk, t.test, outPath, msg), t.cleanups)
 	}
 	judge := func(ctx context.Context) TestResult {
 		defer closeAll()
@@ -272,19 +274,40 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		}
 		tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
 		tr.Verdict, tr.Note = decideVerdict(o)
-		if tr.Verdict == AC && t.chk != nil {
-			closeAll() // the checker reads the whole output
-			tr.Verdict, tr.Note, tr.Points = r.check(ctx, t.req.Problem, t.chk, t.test, outPath)
+		if tr.Verdict != AC || t.chk == nil {
+			if checker != nil {
+				checker.Discard(context.WithoutCancel(ctx))
+			}
+			return tr
 		}
+		closeAll() // the checker reads the whole output
+		var res RunResult
+		err := checkErr
+		if err == nil {
+			res, err = checker.Fire(ctx)
+		}
+		tr.Verdict, tr.Note, tr.Points = checkVerdict(t.req.Problem, res, err, msg.String())
 		return tr
 	}
 	drop := func() {
-		if armed != nil {
-			armed.Discard(context.WithoutCancel(ctx))
+		for _, a := range []*Armed{armed, checker} {
+			if a != nil {
+				a.Discard(context.WithoutCancel(ctx))
+			}
 		}
 		closeAll()
 	}
 	return &pending{judge: judge, drop: drop}
+}
+
+// armCounted arms a run whose removal wg waits for.
+func (r *Runner) armCounted(ctx context.Context, req RunRequest, wg *sync.WaitGroup) (*Armed, error) {
+	a, err := r.Arm(ctx, req)
+	if a != nil {
+		wg.Add(1)
+		go func() { <-a.Done(); wg.Done() }()
+	}
+	return a, err
 }
 
 // slots resolves JudgeRequest.Parallel against the Runner's cores: how
@@ -349,13 +372,13 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 	return &checker{lang: l, dir: b.Dir}, nil
 }
 
-// check runs the checker on a contestant's output. testlib convention for
-// plain problems (checker input output answer; exit 0 AC, 1 WA, 2 PE, 7 PA
-// with "points X" in its output, anything else CF); Kattis output validators
-// for Kattis packages (validator input answer feedback_dir < output; exit
-// 42 AC, 43 WA).
-func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t problem.Test, outPath string) (Verdict, string, float64) {
-	msg := &headBuffer{keep: checkerOutput}
+// checkRequest is the checker's run on a contestant's output. testlib
+// convention for plain problems (checker input output answer; exit 0 AC,
+// 1 WA, 2 PE, 7 PA with "points X" in its output, anything else CF);
+// Kattis output validators for Kattis packages (validator input answer
+// feedback_dir < output; exit 42 AC, 43 WA). The output file may still be
+// empty: the checker reads it only once fired.
+func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer) RunRequest {
 	run := RunRequest{
 		Image:       c.lang.RunImage,
 		Output:      msg,
@@ -377,8 +400,12 @@ func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t pr
 		run.Command = append(cmd, checkInput, checkOutput, checkAnswer)
 		run.Binds = append(run.Binds, bindings.Bind{Source: outPath, Destination: checkOutput})
 	}
-	res, err := r.Run(ctx, run)
-	text := firstLine(msg.String())
+	return run
+}
+
+// checkVerdict reads the checker's answer from its run.
+func checkVerdict(p *problem.Problem, res RunResult, err error, msg string) (Verdict, string, float64) {
+	text := firstLine(msg)
 	if v, note, failed := helperFailed("checker", res, err); failed {
 		return v, note, 0
 	}
@@ -396,7 +423,7 @@ func (r *Runner) check(ctx context.Context, p *problem.Problem, c *checker, t pr
 	}
 	switch res.ExitCode {
 	case 7:
-		if pts, ok := pointsIn(msg.String()); ok {
+		if pts, ok := pointsIn(msg); ok {
 			return PA, text, pts
 		}
 		return CF, "the checker gave partial points without \"points X\": " + text, 0

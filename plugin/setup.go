@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -51,11 +52,8 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	defer func() { log.Debug("runner set up", "took", time.Since(start)) }()
 	// step logs how long each setup step took: under emulation the setup
 	// is half of a one-run command's time.
-	last := start
 	step := func(name string) {
-		now := time.Now()
-		log.Debug("setup step", "step", name, "took", now.Sub(last))
-		last = now
+		log.Debug("setup step", "step", name, "since_start", time.Since(start))
 	}
 	// Judges that exec podjail may clear the environment (omegaUp's Runner
 	// does); the user's runtime directory is where systemd makes it.
@@ -72,12 +70,33 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	if swept, err := Sweep(ctx, client, self); err != nil {
-		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
-	} else if len(swept) > 0 {
-		log.Info("removed containers left by dead podjail instances", "containers", swept)
+	// The container sweep and the host's steps are independent: side by
+	// side, a one-run command pays the longer of the two, not their sum.
+	var swept sync.WaitGroup
+	swept.Go(func() {
+		if gone, err := Sweep(ctx, client, self); err != nil {
+			log.Warn("sweeping containers of dead podjail instances failed", "error", err)
+		} else if len(gone) > 0 {
+			log.Info("removed containers left by dead podjail instances", "containers", gone)
+		}
+		step("sweep containers")
+	})
+	r, err := hostSetup(ctx, client, self, log, step)
+	swept.Wait()
+	if err != nil {
+		return nil, err
 	}
-	step("sweep containers")
+	r.Shim = s.Shim
+	// After the sweep: a swept container's level is not adopted.
+	if err := adoptLevels(ctx, client, r.Levels, log); err != nil {
+		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
+	}
+	return r, nil
+}
+
+// hostSetup asks the service about its host, picks the cgroup driver,
+// sweeps dead instances' parents and writes the seccomp profile.
+func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string)) (*Runner, error) {
 	host, err := client.Host(ctx)
 	if err != nil {
 		return nil, err
@@ -98,13 +117,9 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 		return nil, fmt.Errorf("write the seccomp profile: %w", err)
 	}
 	step("seccomp profile")
-	levels := policy.NewLevelPool()
-	if err := adoptLevels(ctx, client, levels, log); err != nil {
-		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
-	}
 	cores := pinnableCores(cgroupdrv.Host{}, os.Geteuid(), log)
-	return &Runner{Runtime: client, Self: self, Cgroups: driver, Shim: s.Shim,
-		Seccomp: profile, Levels: levels, Log: log, Cores: cores}, nil
+	return &Runner{Runtime: client, Self: self, Cgroups: driver, Seccomp: profile,
+		Levels: policy.NewLevelPool(), Log: log, Cores: cores}, nil
 }
 
 // adoptLevels marks the SELinux levels of the service's containers (other

@@ -281,7 +281,7 @@ func TestRunInterruptRemovesContainer(t *testing.T) {
 	started := false
 	for sc.Scan() {
 		log.WriteString(sc.Text() + "\n")
-		if strings.Contains(sc.Text(), "container started") {
+		if strings.Contains(sc.Text(), "go sent") { // the program runs
 			started = true
 			break
 		}

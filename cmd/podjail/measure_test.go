@@ -231,7 +231,7 @@ func TestRunPhasesAreLogged(t *testing.T) {
 	start := time.Now()
 	r := podjail(t, env, "run", "--image", env.Image, "--output", os.DevNull, "--", trivial)
 	t.Logf("trivial run took %v, exit %d:\n%s", time.Since(start), r.code, r.stderr)
-	for _, phase := range []string{"parent cgroup made", "container created", "container started", "container stopped", "container removed", "parent cgroup removed"} {
+	for _, phase := range []string{"parent cgroup made", "container created", "container started", "armed", "go sent", "container stopped", "container removed", "parent cgroup removed"} {
 		if !strings.Contains(r.stderr, phase) {
 			t.Errorf("no %q in the debug log", phase)
 		}
