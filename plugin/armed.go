@@ -231,9 +231,9 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	running, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
 	a.watch(running, start, base)
-	code, err := r.Runtime.Wait(ctx, a.id)
+	code, waited, err := a.end(ctx)
 	res.Wall = time.Since(start)
-	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall)
+	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "waited", waited)
 	stopWatching()
 	if err != nil {
 		return *res, err
@@ -249,8 +249,10 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 			res.Signal = unix.SignalName(unix.Signal(code - 128))
 		}
 	}
-	if st, err := r.Runtime.Inspect(ctx, a.id); err == nil {
-		res.OOMKilledFlag = st.OOMKilled
+	if waited {
+		if st, err := r.Runtime.Inspect(ctx, a.id); err == nil {
+			res.OOMKilledFlag = st.OOMKilled
+		}
 	}
 	// A closed pipe is the other end of an interactive pair having ended.
 	if dstErr != nil && !errors.Is(dstErr, io.ErrClosedPipe) {
@@ -273,6 +275,29 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: *res, limit: req.TimeLimit, matched: true})
 	}
 	return *res, nil
+}
+
+// end waits for the run to end and gives the container's exit status. A
+// shimmed run has ended when its attach stream ends with the shim's report
+// on it: the shim writes the report last, once nothing of the program is
+// left, and the stream ends when the shim exits; that is known well before
+// Podman's wait says so, which the cleanup then does. Without a report (a
+// shim killed, a stream cut short) the container's exit is waited for.
+func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
+	// A build's artefacts are copied out of a stopped container.
+	if a.res.Shimmed && a.req.Collect == nil {
+		select {
+		case err := <-a.attached:
+			a.attached <- err // for drain
+			if rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce); ok {
+				return int32(rep.Status()), false, nil
+			}
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		}
+	}
+	code, err = a.r.Runtime.Wait(ctx, a.id)
+	return code, true, err
 }
 
 // sendGo starts the program: the go byte to an armed shim (then the

@@ -134,7 +134,9 @@ type RunResult struct {
 	OutputBytes int64 `json:"output_bytes"`
 	OutputLimit int64 `json:"output_limit"`
 	// OOMKilledFlag is Podman's flag: set when any process of the
-	// container was OOM-killed. Informational only.
+	// container was OOM-killed. Informational only, and read only when
+	// the runner waited for the container's exit (a shimmed run that
+	// reported is done before that: false).
 	OOMKilledFlag bool          `json:"podman_oom_killed"`
 	Wall          time.Duration `json:"wall_ns"`
 	// FirstOutput is when the first byte of stdout came, from the start;
@@ -143,8 +145,8 @@ type RunResult struct {
 	// StoppedAt is when podjail decided to stop the run, from the start;
 	// zero if it did not. The container is gone some time after it.
 	StoppedAt time.Duration `json:"stopped_at_ns"`
-	// ContainerExitCode is the container's own exit code (the shim's
-	// under the shim).
+	// ContainerExitCode is the container's own exit code (under the shim,
+	// the shim's, from its report when it reported).
 	ContainerExitCode int32 `json:"container_exit_code"`
 	// Shimmed says the program ran under the shim.
 	Shimmed bool `json:"shimmed"`

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
+
+	"golang.org/x/sys/unix"
 )
 
 // ReportPrefix starts the report line: "podjail-report <nonce> <json>\n".
@@ -64,3 +66,21 @@ func ParseReport(stderr []byte, nonce string) (Report, bool) {
 	}
 	return found, ok
 }
+
+// Status is the exit status of the shim that wrote r (see the package's exit
+// status): ExitFailure on a failure of its own, else the program's code, or
+// 128+N when signal N ended it.
+func (r Report) Status() int {
+	switch {
+	case r.Error != "":
+		return ExitFailure
+	case r.Signal != "":
+		if n := signalNumber(r.Signal); n > 0 {
+			return 128 + n
+		}
+		return ExitFailure
+	}
+	return r.ExitCode
+}
+
+func signalNumber(name string) int { return int(unix.SignalNum(name)) }
