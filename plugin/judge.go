@@ -122,15 +122,22 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		return JudgeResult{}, err
 	}
 
-	var out JudgeResult
+	// The checker and the submission build side by side; a checker that
+	// does not build decides first, as it voids the judgement.
+	var out, chkOut JudgeResult
 	var chk *checker
+	var chkErr error
+	var built sync.WaitGroup
 	if prog := helperProgram(p); prog != nil {
-		chk, err = r.buildChecker(ctx, req, *prog, tmp, &out)
-		if err != nil || out.Verdict != "" {
-			return out, err
-		}
+		built.Go(func() { chk, chkErr = r.buildChecker(ctx, req, *prog, tmp, &chkOut) })
 	}
 	out.Build, err = r.Build(ctx, req.Lang, req.Source, tmp)
+	built.Wait()
+	out.Checker = chkOut.Checker
+	if chkErr != nil || chkOut.Verdict != "" {
+		out.Verdict, out.Note = chkOut.Verdict, chkOut.Note
+		return out, chkErr
+	}
 	if err != nil {
 		out.Verdict, out.Note = IE, err.Error()
 		return out, nil
