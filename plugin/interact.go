@@ -9,19 +9,20 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
-	"github.com/podjail/podjail/plugin/problem"
 )
 
 // interactorOutput is where a testlib interactor may write its result
 // file: the scratch tmpfs of its own container, never read back.
 const interactorOutput = "/tmp/interactor.out"
 
-// runInteractive runs the solution and the interactor side by side, each
-// in its own container, and copies every byte between the two attach
-// streams: they share no file. The solution's own limits decide first, then
-// the interactor's exit code (testlib: 0 AC, 1 WA, 2 PE, else CF). A pair
-// stuck waiting on each other ends by the solution's deadlines.
-func (r *Runner) runInteractive(ctx context.Context, req JudgeRequest, t problem.Test, limit time.Duration, artefacts string, inter *checker, cpuset string) TestResult {
+// prepareInteractive arms the solution and the interactor, each in its
+// own container; its judge fires both at once and copies every byte
+// between the two attach streams: they share no file. The solution's own
+// limits decide first, then the interactor's exit code (testlib: 0 AC, 1
+// WA, 2 PE, else CF). A pair stuck waiting on each other ends by the
+// solution's deadlines.
+func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
+	req, t, limit, artefacts, inter, cpuset := x.req, x.test, x.limit, x.artefacts, x.chk, x.cpuset
 	tr := TestResult{Name: t.Name, Sample: t.Sample}
 	toInter, fromSol := io.Pipe()
 	toSol, fromInter := io.Pipe()
@@ -53,27 +54,42 @@ func (r *Runner) runInteractive(ctx context.Context, req JudgeRequest, t problem
 		CPULimit:    checkerTime,
 		WallLimit:   absoluteCap(limit) + checkerTime,
 	}
-	var (
-		wg               sync.WaitGroup
-		solRes, interRes RunResult
-		solErr, interErr error
-	)
-	wg.Add(2)
-	go func() {
-		defer wg.Done()
-		solRes, solErr = r.Run(ctx, sol)
-		// The interactor reads EOF; nothing is left to read what it writes.
-		fromSol.Close()
-		toSol.CloseWithError(io.ErrClosedPipe)
-	}()
-	go func() {
-		defer wg.Done()
-		interRes, interErr = r.Run(ctx, it)
-		fromInter.Close()
-		toInter.CloseWithError(io.ErrClosedPipe)
-	}()
-	wg.Wait()
+	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
+	interArmed, interErr := r.armCounted(ctx, it, x.cleanups)
+	drop := func() {
+		for _, a := range []*Armed{solArmed, interArmed} {
+			if a != nil {
+				a.Discard(context.WithoutCancel(ctx))
+			}
+		}
+	}
+	if solErr != nil || interErr != nil {
+		drop()
+	}
+	judge := func(ctx context.Context) TestResult {
+		var wg sync.WaitGroup
+		var solRes, interRes RunResult
+		if solErr == nil && interErr == nil {
+			wg.Go(func() {
+				solRes, solErr = solArmed.Fire(ctx)
+				// The interactor reads EOF; nothing is left to read what it writes.
+				fromSol.Close()
+				toSol.CloseWithError(io.ErrClosedPipe)
+			})
+			wg.Go(func() {
+				interRes, interErr = interArmed.Fire(ctx)
+				fromInter.Close()
+				toInter.CloseWithError(io.ErrClosedPipe)
+			})
+			wg.Wait()
+		}
+		return interactiveVerdict(tr, limit, solRes, solErr, interRes, interErr)
+	}
+	return &pending{judge: judge, drop: drop}
+}
 
+// interactiveVerdict decides an interactive test from its two runs.
+func interactiveVerdict(tr TestResult, limit time.Duration, solRes RunResult, solErr error, interRes RunResult, interErr error) TestResult {
 	tr.Run, tr.Time, tr.Peak = solRes, solRes.Measure.Time, solRes.Measure.Peak
 	tr.Verdict, tr.Note = decideVerdict(testOutcome{res: solRes, err: solErr, limit: limit, matched: true})
 	if tr.Verdict != AC {

@@ -199,16 +199,10 @@ type testRun struct {
 	cleanups  *sync.WaitGroup // counts the runs still being removed
 }
 
-// prepareTest makes a test ready for its turn: a batch test's run is
-// armed; an interactive test's two runs start at its turn.
+// prepareTest makes a test ready for its turn: its runs are armed.
 func (r *Runner) prepareTest(ctx context.Context, t testRun) *pending {
 	if t.req.Problem.Interactive {
-		return &pending{
-			judge: func(ctx context.Context) TestResult {
-				return r.runInteractive(ctx, t.req, t.test, t.limit, t.artefacts, t.chk, t.cpuset)
-			},
-			drop: func() {},
-		}
+		return r.prepareInteractive(ctx, t)
 	}
 	return r.prepareBatch(ctx, t)
 }
