@@ -265,7 +265,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	}
 	// The container has stopped: nothing of it still runs and charges the
 	// parent (conmon is kept out of it), so its counters are final.
-	if err := r.finish(res, a.parent, a.stderr.Bytes(), a.nonce); err != nil {
+	if err := r.finish(res, a.parent, a.stderr.Bytes(), a.nonce, base); err != nil {
 		return *res, err
 	}
 	if res.Signal == "SIGSYS" {

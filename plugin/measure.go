@@ -30,6 +30,10 @@ type Measure struct {
 	ContainerCPU time.Duration `json:"container_cpu_ns"`
 	// ContainerCost is ContainerCPU - ShimTime; -1 if either is missing.
 	ContainerCost time.Duration `json:"container_cost_ns"`
+	// SetupCPU is the part of ContainerCPU spent before the go (crun's
+	// init, the shim's setup and probe of an armed run): the program did
+	// not exist yet, so it is never charged. Zero for a run not armed.
+	SetupCPU time.Duration `json:"setup_cpu_ns"`
 
 	// Peak is the program's peak memory in bytes: its own cgroup's
 	// memory.peak, reported by the shim (informational). -1 if unknown.
@@ -47,14 +51,16 @@ type Measure struct {
 
 // decide applies the measurement rules to what the run left: the shim's
 // report (nil if there is none) and the parent cgroup's counters (nil if
-// there was no parent). shimmed says the run was started under the shim.
+// there was no parent). shimmed says the run was started under the shim;
+// setup is the parent's CPU total at the go (0 for a run not armed).
 //
-//   - time = max(shim's rusage, parent CPU - CgroupSlack); without the shim,
-//     the parent's CPU total as it is.
+//   - time = max(shim's rusage, parent CPU - setup - CgroupSlack); without
+//     the shim, the parent's CPU total as it is. What the parent used
+//     before the go was the container's own setup, never the program's.
 //   - MLE only from the parent's memory.events (oom or oom_kill), never
 //     from a SIGKILL or Podman's OOMKilled flag, which is also set when
 //     some other process of the container was killed.
-func decide(rep *shim.Report, cg *cgroupdrv.Counters, shimmed bool) Measure {
+func decide(rep *shim.Report, cg *cgroupdrv.Counters, shimmed bool, setup time.Duration) Measure {
 	m := Measure{ShimTime: -1, ContainerCPU: -1, ContainerCost: -1, Peak: -1, ContainerPeak: -1}
 	if rep != nil {
 		m.ShimTime = time.Duration(rep.TimeUs) * time.Microsecond
@@ -66,13 +72,14 @@ func decide(rep *shim.Report, cg *cgroupdrv.Counters, shimmed bool) Measure {
 		if rep != nil {
 			m.ContainerCost = cg.CPU - m.ShimTime
 		}
-		switch floor := max(cg.CPU-CgroupSlack, 0); {
+		m.SetupCPU = min(setup, cg.CPU)
+		switch floor := max(cg.CPU-m.SetupCPU-CgroupSlack, 0); {
 		case !shimmed:
 			m.Time, m.TimeFrom = cg.CPU, "parent cgroup cpu.stat usage (no shim: includes the container's own work)"
 		case rep == nil:
-			m.Time, m.TimeFrom = floor, fmt.Sprintf("parent cgroup cpu.stat usage - %s (no shim report)", CgroupSlack)
+			m.Time, m.TimeFrom = floor, fmt.Sprintf("parent cgroup cpu.stat usage since the go - %s (no shim report)", CgroupSlack)
 		case floor > m.Time:
-			m.Time, m.TimeFrom = floor, fmt.Sprintf("parent cgroup cpu.stat usage - %s (above the shim's %s)", CgroupSlack, m.ShimTime)
+			m.Time, m.TimeFrom = floor, fmt.Sprintf("parent cgroup cpu.stat usage since the go - %s (above the shim's %s)", CgroupSlack, m.ShimTime)
 		}
 		if m.Peak < 0 {
 			m.Peak, m.PeakFrom = cg.Peak, "parent cgroup memory.peak (includes the container's own memory)"

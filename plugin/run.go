@@ -370,7 +370,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 }
 
 // finish reads the shim's report and the parent cgroup and decides.
-func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte, nonce string) error {
+func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte, nonce string, setup time.Duration) error {
 	if res.Shimmed {
 		if rep, ok := shim.ParseReport(stderr, nonce); ok {
 			res.Report = &rep
@@ -390,7 +390,7 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 	case res.Shimmed && rep == nil && res.Killed == "":
 		return &ShimError{Step: "report", Err: fmt.Sprintf("no report on the container's stderr (container exit code %d)", res.ContainerExitCode)}
 	}
-	res.Measure = decide(rep, res.Cgroup, res.Shimmed)
+	res.Measure = decide(rep, res.Cgroup, res.Shimmed, setup)
 	if rep != nil {
 		res.ExitCode, res.Signal = int32(rep.ExitCode), rep.Signal
 		if rep.Signal != "" {

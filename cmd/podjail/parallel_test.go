@@ -51,7 +51,7 @@ func execInput([]string) int {
 func TestJudgeHostileSideBySide(t *testing.T) {
 	env := hosttest.Podman(t)
 	dir := t.TempDir()
-	files := map[string]string{"problem.yaml": "name: hostile\ntime_limit: 0.2\nmemory_limit: 64M\noutput_limit: 1M\n"}
+	files := map[string]string{"problem.yaml": "name: hostile\ntime_limit: 0.5\nmemory_limit: 64M\noutput_limit: 1M\n"}
 	for i, p := range hostileJudged {
 		name := fmt.Sprintf("tests/%02d", i+1)
 		files[name+".in"] = "/hostile/" + p + "\n"
