@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -373,43 +372,6 @@ func TestDoctorPassesOnFitHost(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "this host is fit") {
 		t.Fatalf("doctor exit %d on the test VM:\n%s%s", r.code, r.stdout, r.stderr)
 	}
-}
-
-// The two benchmarks time one run of a trivial program: through podjail,
-// and through a plain `podman run --rm` of the same image.
-func BenchmarkRunTrivial(b *testing.B) {
-	env := hosttest.Podman(b)
-	benchMedian(b, func() error {
-		r := podjail(b, env, "run", "--image", env.Image, "--", testProgram, "exit", "0")
-		if r.code != 0 {
-			return errors.New(r.stderr)
-		}
-		return nil
-	})
-}
-
-func BenchmarkPodmanRunTrivial(b *testing.B) {
-	env := hosttest.Podman(b)
-	benchMedian(b, func() error {
-		out, err := exec.Command("podman", "run", "--rm", "--network=none", env.Image, testProgram, "exit", "0").CombinedOutput()
-		if err != nil {
-			return errors.New(string(out))
-		}
-		return nil
-	})
-}
-
-func benchMedian(b *testing.B, f func() error) {
-	var times []time.Duration
-	for b.Loop() {
-		t0 := time.Now()
-		if err := f(); err != nil {
-			b.Fatal(err)
-		}
-		times = append(times, time.Since(t0))
-	}
-	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
-	b.ReportMetric(times[len(times)/2].Seconds(), "median-s")
 }
 
 // The Podman service resolves a bind mount's source in its own directory, so

@@ -26,6 +26,7 @@ commands:
   omegajail  omegajail's command line, for omegaUp's Runner (docs/omegajail.md)
   isolate    isolate's command line, for CMS, Judge0 and others (docs/isolate.md)
   doctor   check that this host can run podjail
+  bench    measure podjail against podman run on this host
 
 Run "podjail COMMAND -h" for a command's flags.
 `
@@ -71,6 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
+	case "bench":
+		return benchCommand(ctx, args[1:], stdout, stderr, log)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK

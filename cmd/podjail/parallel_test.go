@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"context"
+	"errors"
 	"fmt"
+	"os/exec"
 	"os"
 	"path/filepath"
 	"strings"
@@ -45,16 +49,16 @@ func execInput([]string) int {
 	return 4
 }
 
-// TestJudgeHostileSideBySide judges the hostile programs as the
-// tests of one problem, one test at a time and two at once, each on its
-// own core: a run beside another must end the same way.
-func TestJudgeHostileSideBySide(t *testing.T) {
-	env := hosttest.Podman(t)
-	dir := t.TempDir()
-	files := map[string]string{"problem.yaml": "name: hostile\ntime_limit: 0.5\nmemory_limit: 64M\noutput_limit: 1M\n"}
-	for i, p := range hostileJudged {
+// execProblem writes a problem whose tests name the program each runs on
+// their input's first line (execInput), with empty answers, and a language
+// that runs them; it returns the problem, the languages file and a source.
+func execProblem(t *testing.T, env hosttest.Env, timeLimit string, lines []string) (dir, langs, src string) {
+	t.Helper()
+	dir = t.TempDir()
+	files := map[string]string{"problem.yaml": "name: exec\ntime_limit: " + timeLimit + "\nmemory_limit: 64M\noutput_limit: 1M\n"}
+	for i, line := range lines {
 		name := fmt.Sprintf("tests/%02d", i+1)
-		files[name+".in"] = "/hostile/" + p + "\n"
+		files[name+".in"] = line + "\n"
 		files[name+".ans"] = ""
 	}
 	for name, data := range files {
@@ -71,18 +75,33 @@ func TestJudgeHostileSideBySide(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	langs := filepath.Join(t.TempDir(), "languages.yaml")
-	lang := fmt.Sprintf("hostile:\n  extensions: [.hostile]\n  run_image: %s\n  build_image: %s\n  source: prog.hostile\n  run: [/podjail.test, exec-input]\n", env.Image, env.Image)
+	langs = filepath.Join(t.TempDir(), "languages.yaml")
+	lang := fmt.Sprintf("exec:\n  extensions: [.exec]\n  run_image: %s\n  build_image: %s\n  source: prog.exec\n  run: [%s, exec-input]\n", env.Image, env.Image, testProgram)
 	if err := os.WriteFile(langs, []byte(lang), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	src := filepath.Join(t.TempDir(), "prog.hostile")
+	src = filepath.Join(t.TempDir(), "prog.exec")
 	if err := os.WriteFile(src, []byte("unused\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	return dir, langs, src
+}
+
+// TestJudgeHostileSideBySide judges the hostile programs as the
+// tests of one problem, one test at a time and two at once, each on its
+// own core: a run beside another must end the same way.
+func TestJudgeHostileSideBySide(t *testing.T) {
+	env := hosttest.Podman(t)
+	var lines []string
+	for _, p := range hostileJudged {
+		lines = append(lines, "/hostile/"+p)
+	}
+	// The Go test binary starts in about 0.15 s under emulation: 0.5 s
+	// keeps every verdict clear of the limit.
+	dir, langs, src := execProblem(t, env, "0.5", lines)
 	var runs [2]plugin.JudgeResult
 	for i, p := range []string{"1", "2"} {
-		runs[i], _ = judgeJSON(t, env, "--languages", langs, "--lang", "hostile", "--parallel", p, dir, src)
+		runs[i], _ = judgeJSON(t, env, "--languages", langs, "--lang", "exec", "--parallel", p, dir, src)
 		if runs[i].Parallel != i+1 || len(runs[i].Tests) != len(hostileJudged) {
 			t.Fatalf("--parallel %s: %d at once, %d tests judged (%s: %s); want %d, %d", p, runs[i].Parallel, len(runs[i].Tests), runs[i].Verdict, runs[i].Note, i+1, len(hostileJudged))
 		}
@@ -94,4 +113,82 @@ func TestJudgeHostileSideBySide(t *testing.T) {
 			t.Errorf("%s: %s alone, %s beside another; want the same, never IE", p, one.Verdict, two.Verdict)
 		}
 	}
+}
+
+// TestJudgeEndingEarlyLeavesNothing ends judges early, two tests at once,
+// every way one can end: at the first failure, by Ctrl-C, and by SIGKILL
+// of the runner (whose leftovers the next start sweeps). No container,
+// armed or not, no parent cgroup and no program may be left.
+func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
+	env := hosttest.Podman(t)
+	sleep := testProgram + " sleep"
+	lines := []string{testProgram + " exit 0", testProgram + " exit 3", sleep, sleep, sleep, sleep, sleep, sleep}
+	dir, langs, src := execProblem(t, env, "1", lines)
+	judge := []string{"judge", "--languages", langs, "--lang", "exec", "--parallel", "2"}
+
+	t.Run("first failure", func(t *testing.T) {
+		res, code := judgeJSON(t, env, "--languages", langs, "--lang", "exec", "--parallel", "2", "--stop-on-first-failure", dir, src)
+		if code != exitRejected || res.Verdict != plugin.RTE || len(res.Tests) != 2 {
+			t.Fatalf("exit %d, %s (%s), %d tests; want exit %d, RTE after 2 tests", code, res.Verdict, res.Note, len(res.Tests), exitRejected)
+		}
+		assertNothingLeft(t, env, "")
+	})
+	// Both signals come once the judge is into the sleepers: the second
+	// test's verdict is out, the third and fourth run, more are armed.
+	startJudge := func(t *testing.T) (*exec.Cmd, func() string) {
+		cmd := exec.Command(env.Podjail, append(judge, dir, src)...)
+		stderr, err := cmd.StderrPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		var log strings.Builder
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+			if strings.HasPrefix(sc.Text(), "test 2/") {
+				break
+			}
+		}
+		done := make(chan struct{})
+		go func() {
+			for sc.Scan() {
+				log.WriteString(sc.Text() + "\n")
+			}
+			close(done)
+		}()
+		return cmd, func() string { <-done; return log.String() }
+	}
+	t.Run("ctrl-c", func(t *testing.T) {
+		cmd, log := startJudge(t)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		err := cmd.Wait()
+		t.Logf("after SIGINT: %v\n%s", err, log())
+		var exitErr *exec.ExitError
+		if !errors.As(err, &exitErr) || exitErr.ExitCode() != exitFailure {
+			t.Errorf("interrupted judge ended with %v, want exit %d (IE: judging interrupted)", err, exitFailure)
+		}
+		assertNothingLeft(t, env, "")
+	})
+	t.Run("sigkill and restart", func(t *testing.T) {
+		cmd, log := startJudge(t)
+		if err := cmd.Process.Kill(); err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Wait()
+		t.Logf("killed:\n%s", log())
+		left, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(left) == 0 {
+			t.Fatal("a runner killed mid-judge left no container: the kill came too late to test the sweep")
+		}
+		t.Logf("the killed runner left %d containers; the next start sweeps them", len(left))
+		runJSON(t, env, nil, "exit", "0") // its cleanup asserts nothing is left
+	})
 }

@@ -3,6 +3,8 @@
  *
  *   tprog burn MS      burn MS milliseconds of CPU (by the process's own
  *                      clock), print the rusage in microseconds, exit 0
+ *   tprog spin MS      burn as burn does, print nothing (a judged test
+ *                      whose answer is empty)
  *   tprog hog MB       touch MB MiB, one MiB at a time (killed past the limit)
  *   tprog childoom MB  a child hogs MB MiB; the parent waits, exits 0
  *   tprog daemon       double-fork a daemon that writes to stdout every
@@ -29,7 +31,7 @@ static long long cpu_us(void) {
 	       (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
 }
 
-static int burn(long ms) {
+static int burn(long ms, int quiet) {
 	struct timespec ts;
 	volatile unsigned long x = 0;
 	for (;;) {
@@ -37,7 +39,7 @@ static int burn(long ms) {
 		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
 		if (ts.tv_sec * 1000L + ts.tv_nsec / 1000000L >= ms) break;
 	}
-	printf("rusage_us=%lld\n", cpu_us());
+	if (!quiet) printf("rusage_us=%lld\n", cpu_us());
 	return 0;
 }
 
@@ -96,7 +98,8 @@ int main(int argc, char **argv) {
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) return 2;
-	if (!strcmp(argv[1], "burn")) return burn(n);
+	if (!strcmp(argv[1], "burn")) return burn(n, 0);
+	if (!strcmp(argv[1], "spin")) return burn(n, 1);
 	if (!strcmp(argv[1], "hog")) return hog(n);
 	if (!strcmp(argv[1], "childoom")) return childoom(n);
 	if (!strcmp(argv[1], "daemon")) return daemonize();

@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
+)
+
+// benchReport is what podjail bench measured, all in one boot.
+type benchReport struct {
+	Image   string `json:"image"`
+	Program string `json:"program"`
+	// PodmanRun is the median elapsed time of `podman run --rm` of the
+	// program, the yardstick of every ratio.
+	PodmanRun time.Duration `json:"podman_run_ns"`
+	// PodjailRun is the median elapsed time of a whole `podjail run`
+	// process (its setup, the run, the removal).
+	PodjailRun time.Duration `json:"podjail_run_ns"`
+	Judges     []benchJudge  `json:"judges"`
+	Burners    []benchBurner `json:"burners,omitempty"`
+}
+
+// benchJudge is one judge of the trivial problem.
+type benchJudge struct {
+	Parallel int `json:"parallel"`
+	Tests    int `json:"tests"`
+	// Critical is the median of the tests' critical paths (a test's turn
+	// to its verdict); CriticalMax the slowest.
+	Critical    time.Duration `json:"critical_median_ns"`
+	CriticalMax time.Duration `json:"critical_max_ns"`
+	// TestsWall is from the end of the build to the last verdict; Wall
+	// the whole judge, setup of the runner aside.
+	TestsWall    time.Duration `json:"tests_wall_ns"`
+	Wall         time.Duration `json:"wall_ns"`
+	TestsPerSec  float64       `json:"tests_per_second"`
+	Verdict      string        `json:"verdict"`
+	CriticalFrac float64       `json:"critical_over_podman_run"`
+	WallFrac     float64       `json:"tests_wall_over_sequential_podman_runs"`
+}
+
+// benchBurner compares the time a judge charges a CPU burner with the
+// burner's rusage when run bare on the host.
+type benchBurner struct {
+	Parallel int           `json:"parallel"`
+	Bare     time.Duration `json:"bare_rusage_ns"`
+	Reported []float64     `json:"reported_over_bare"`
+}
+
+func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
+	fs := flag.NewFlagSet("podjail bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: podjail bench --image IMAGE [flags]")
+		fmt.Fprintln(stderr, "Measures, in this boot: `podman run --rm` of a trivial program, one whole `podjail run`, and `podjail judge` of a problem of that program one test at a time and on every core.")
+		fs.PrintDefaults()
+	}
+	url := urlFlag(fs)
+	image := fs.String("image", "", "`image` holding the programs (required)")
+	program := fs.String("program", "/trivial", "absolute `path` in the image of a trivial static program")
+	tests := fs.Int("tests", 20, "`number` of tests of the judged problem")
+	repeat := fs.Int("repeat", 5, "`times` each of podman run and podjail run is timed (the median is kept)")
+	podman := fs.String("podman", "podman", "the podman `command` timed as a user runs it")
+	burner := fs.String("burner", "", "`argv` (in the image, space-separated) of a CPU burner judged as 3 tests with P = 1 and P = 2, e.g. \"/tprog burn 1000\"")
+	burnerBare := fs.String("burner-bare", "", "host `path` of the same burner binary, run bare for its rusage")
+	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "podjail bench: %v\n", err)
+		return code
+	}
+	switch {
+	case fs.NArg() != 0 || *image == "":
+		fs.Usage()
+		return exitUsage
+	case *tests < 1 || *repeat < 1:
+		return fail(exitUsage, errors.New("--tests and --repeat must be at least 1"))
+	case (*burner == "") != (*burnerBare == ""):
+		return fail(exitUsage, errors.New("--burner and --burner-bare go together: the same program in the image and on the host"))
+	}
+	shimPath, err := findShim(*shimFlag)
+	if err == nil && shimPath == "" {
+		err = errors.New("bench needs podjail-shim: put it beside podjail or pass --shim")
+	}
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	rep := benchReport{Image: *image, Program: *program}
+	say := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
+
+	say("timing %d × `%s run --rm --network=none %s %s`", *repeat, *podman, *image, *program)
+	if rep.PodmanRun, err = medianWall(ctx, *repeat, *podman, "run", "--rm", "--network=none", *image, *program); err != nil {
+		return fail(exitFailure, err)
+	}
+	say("timing %d × `podjail run`", *repeat)
+	runArgs := []string{"run", "--image", *image, "--shim", shimPath, "--output", os.DevNull}
+	if *url != "" {
+		runArgs = append(runArgs, "--url", *url)
+	}
+	if rep.PodjailRun, err = medianWall(ctx, *repeat, self, append(runArgs, "--", *program)...); err != nil {
+		return fail(exitFailure, err)
+	}
+
+	runner, err := newRunner(ctx, *url, shimPath, log)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	parallels := []int{1}
+	if n := len(runner.Cores); n > 1 {
+		parallels = append(parallels, n)
+	}
+	for _, p := range parallels {
+		say("judging %d tests of %s with P = %d", *tests, *program, p)
+		j, err := benchJudgeOnce(ctx, runner, *image, []string{*program}, *tests, p)
+		if err != nil {
+			return fail(exitFailure, err)
+		}
+		j.CriticalFrac = j.Critical.Seconds() / rep.PodmanRun.Seconds()
+		j.WallFrac = j.TestsWall.Seconds() / (float64(j.Tests) * rep.PodmanRun.Seconds())
+		rep.Judges = append(rep.Judges, j)
+	}
+	if *burner != "" {
+		argv := strings.Fields(*burner)
+		bare, err := hostRusage(ctx, 3, *burnerBare, argv[1:]...)
+		if err != nil {
+			return fail(exitFailure, err)
+		}
+		for _, p := range parallels[:min(2, len(parallels))] {
+			p = min(p, 2)
+			say("judging the burner %q as 3 tests with P = %d", *burner, p)
+			res, err := judgeTrivial(ctx, runner, *image, argv, 3, p)
+			if err != nil {
+				return fail(exitFailure, err)
+			}
+			b := benchBurner{Parallel: p, Bare: bare}
+			for _, t := range res.Tests {
+				b.Reported = append(b.Reported, t.Time.Seconds()/bare.Seconds())
+			}
+			rep.Burners = append(rep.Burners, b)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(rep)
+	} else {
+		printBench(stdout, rep)
+	}
+	return exitOK
+}
+
+// benchJudgeOnce judges the trivial problem and sums it up.
+func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []string, n, parallel int) (benchJudge, error) {
+	began := time.Now()
+	res, err := judgeTrivial(ctx, r, image, argv, n, parallel)
+	if err != nil {
+		return benchJudge{}, err
+	}
+	j := benchJudge{Parallel: res.Parallel, Tests: len(res.Tests), TestsWall: res.TestsWall, Wall: time.Since(began), Verdict: string(res.Verdict)}
+	if res.Verdict != plugin.AC {
+		return j, fmt.Errorf("the trivial problem was judged %s (%s), not AC: the figures would mean nothing", res.Verdict, res.Note)
+	}
+	var crit []time.Duration
+	for _, t := range res.Tests {
+		crit = append(crit, t.Critical)
+	}
+	slices.Sort(crit)
+	j.Critical, j.CriticalMax = crit[len(crit)/2], crit[len(crit)-1]
+	j.TestsPerSec = float64(j.Tests) / res.TestsWall.Seconds()
+	return j, nil
+}
+
+// judgeTrivial judges n tests of an empty input and answer, each running
+// argv, on a problem made for it in a temporary directory.
+func judgeTrivial(ctx context.Context, r *plugin.Runner, image string, argv []string, n, parallel int) (plugin.JudgeResult, error) {
+	dir, err := os.MkdirTemp("", "podjail-bench-")
+	if err != nil {
+		return plugin.JudgeResult{}, err
+	}
+	defer os.RemoveAll(dir)
+	files := map[string]string{"problem.yaml": "name: bench\ntime_limit: 2\nmemory_limit: 64M\n"}
+	for i := range n {
+		files[fmt.Sprintf("tests/%02d.in", i+1)] = ""
+		files[fmt.Sprintf("tests/%02d.ans", i+1)] = ""
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return plugin.JudgeResult{}, err
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			return plugin.JudgeResult{}, err
+		}
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "tests")} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			return plugin.JudgeResult{}, err
+		}
+	}
+	prob, err := problem.Load(dir)
+	if err != nil {
+		return plugin.JudgeResult{}, err
+	}
+	// Nothing to build: the program is in the image, the source unused.
+	l := lang.Language{ID: "bench", Name: "bench", RunImage: image, Source: "unused", Run: argv}
+	return r.Judge(ctx, plugin.JudgeRequest{Problem: prob, Lang: l, Source: []byte("unused\n"), Parallel: parallel})
+}
+
+// medianWall runs name args times times and gives the median elapsed time;
+// any run that fails fails the bench.
+func medianWall(ctx context.Context, times int, name string, args ...string) (time.Duration, error) {
+	var walls []time.Duration
+	for range times {
+		cmd := exec.CommandContext(ctx, name, args...)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			return 0, fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
+		}
+		walls = append(walls, time.Since(start))
+	}
+	slices.Sort(walls)
+	return walls[len(walls)/2], nil
+}
+
+// hostRusage runs the program bare on the host and gives the median of its
+// processor time (user + system, wait4's rusage).
+func hostRusage(ctx context.Context, times int, path string, args ...string) (time.Duration, error) {
+	var cpus []time.Duration
+	for range times {
+		cmd := exec.CommandContext(ctx, path, args...)
+		if err := cmd.Run(); err != nil {
+			return 0, fmt.Errorf("bare %s: %w", path, err)
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		cpus = append(cpus, time.Duration(ru.Utime.Nano()+ru.Stime.Nano()))
+	}
+	slices.Sort(cpus)
+	return cpus[len(cpus)/2], nil
+}
+
+func printBench(w io.Writer, r benchReport) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+	fmt.Fprintf(w, "trivial program %s in %s\n", r.Program, r.Image)
+	fmt.Fprintf(w, "podman run --rm (median)        %10s  1.00 ×\n", ms(r.PodmanRun))
+	fmt.Fprintf(w, "podjail run, whole (median)     %10s  %.2f ×\n", ms(r.PodjailRun), r.PodjailRun.Seconds()/r.PodmanRun.Seconds())
+	for _, j := range r.Judges {
+		fmt.Fprintf(w, "judge %d tests, P = %d:\n", j.Tests, j.Parallel)
+		fmt.Fprintf(w, "  per-test critical path median %10s  %.3f × podman run (max %s)\n", ms(j.Critical), j.CriticalFrac, ms(j.CriticalMax))
+		fmt.Fprintf(w, "  tests wall (build end→verdict) %10s  %.3f × %d sequential podman runs\n", ms(j.TestsWall), j.WallFrac, j.Tests)
+		fmt.Fprintf(w, "  judge wall (build included)   %10s  %.1f tests/s\n", ms(j.Wall), j.TestsPerSec)
+	}
+	for _, b := range r.Burners {
+		parts := make([]string, len(b.Reported))
+		for i, x := range b.Reported {
+			parts[i] = fmt.Sprintf("%.4f", x)
+		}
+		fmt.Fprintf(w, "burner, P = %d: reported/bare rusage (bare %s) %s\n", b.Parallel, ms(b.Bare), strings.Join(parts, " "))
+	}
+}

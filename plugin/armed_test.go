@@ -1,0 +1,321 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/policy"
+	"github.com/podjail/podjail/shim"
+)
+
+var testSelf = Instance{BootID: "boot-test", PID: 4242, Start: 987654, Host: "judge-test"}
+
+// fakeRunner is a Runner on the fake runtime and cgroups, with the shim.
+func fakeRunner(t *testing.T, prog func(bindings.Spec) fakeProgram) (*Runner, *fakeRuntime, *fakeCgroups) {
+	t.Helper()
+	cg := newFakeCgroups(t)
+	rt := newFakeRuntime(cg)
+	rt.program = prog
+	return &Runner{Runtime: rt, Self: testSelf, Cgroups: cg, Shim: "/usr/libexec/podjail/podjail-shim"}, rt, cg
+}
+
+func one(p fakeProgram) func(bindings.Spec) fakeProgram {
+	return func(bindings.Spec) fakeProgram { return p }
+}
+
+func TestRunAcceptedRun(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("hello\n"), cpu: 300 * time.Millisecond, setupCPU: 200 * time.Millisecond, peak: 5 << 20}))
+	var out bytes.Buffer
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/bin/prog", "arg"}, Output: &out, TimeLimit: time.Second, MemoryBytes: 64 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ExitCode != 0 || res.ContainerExitCode != 0 || res.Signal != "" || res.Killed != "" || !res.Shimmed {
+		t.Errorf("ended %d/%d %q %q shimmed %t", res.ExitCode, res.ContainerExitCode, res.Signal, res.Killed, res.Shimmed)
+	}
+	if out.String() != "hello\n" || res.OutputBytes != 6 || res.FirstOutput < 0 || res.Wall <= 0 {
+		t.Errorf("output %q, %d bytes, first after %v, wall %v", out.String(), res.OutputBytes, res.FirstOutput, res.Wall)
+	}
+	if res.Report == nil || res.Report.TimeUs != 300_000 || res.Cgroup == nil || res.Cgroup.CPU != 500*time.Millisecond {
+		t.Fatalf("report %+v, cgroup %+v", res.Report, res.Cgroup)
+	}
+	m := res.Measure
+	if m.Time != 300*time.Millisecond || m.SetupCPU != 200*time.Millisecond || m.ShimTime != 300*time.Millisecond || m.Peak != 5<<20 || m.ContainerPeak != 6<<20 || m.MemoryExceeded {
+		t.Errorf("measure %+v", m)
+	}
+	if res.Verdict != AC || res.OOMKilledFlag {
+		t.Errorf("verdict %s %q, oom flag %t", res.Verdict, res.VerdictNote, res.OOMKilledFlag)
+	}
+	s := rt.state()
+	if len(s.created) != 1 || res.ContainerID != s.created[0] || !slices.Equal(s.goes, s.created) || len(s.kills) != 0 {
+		t.Errorf("id %s; runtime saw %+v", res.ContainerID, s)
+	}
+	// The container: the shim armed, its nonce in the environment, the
+	// program after "--", the limits with the shim's headroom.
+	spec := rt.container(res.ContainerID).spec
+	nonce := spec.Env[shim.NonceEnv]
+	if len(nonce) != 32 || strings.Contains(strings.Join(spec.Command, " "), nonce) {
+		t.Errorf("nonce %q (command %q)", nonce, spec.Command)
+	}
+	if spec.Command[0] != bindings.ShimPath || !slices.Contains(spec.Command, "--armed") || !slices.Equal(spec.Command[len(spec.Command)-3:], []string{"--", "/bin/prog", "arg"}) {
+		t.Errorf("command %q", spec.Command)
+	}
+	if spec.MemoryBytes != 64<<20+shimMemoryHeadroom || spec.ShimFile != r.Shim || !spec.Stdin || spec.CgroupParent == "" || spec.Name != res.Container {
+		t.Errorf("spec %+v", spec)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestRunExitCodesAndSignals(t *testing.T) {
+	cases := []struct {
+		prog    fakeProgram
+		code    int32
+		signal  string
+		verdict Verdict
+	}{
+		{fakeProgram{exit: 3, cpu: time.Millisecond}, 3, "", RTE},
+		{fakeProgram{signal: "SIGSEGV", exit: -1, cpu: time.Millisecond}, 139, "SIGSEGV", RTE},
+		{fakeProgram{oomKill: true, cpu: time.Millisecond}, 137, "SIGKILL", MLE},
+		{fakeProgram{cpu: 1500 * time.Millisecond}, 0, "", TLE},
+	}
+	for _, c := range cases {
+		r, rt, cg := fakeRunner(t, one(c.prog))
+		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, TimeLimit: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.ExitCode != c.code || res.Signal != c.signal || res.Verdict != c.verdict {
+			t.Errorf("%+v: exit %d %q %s %q; want %d %q %s", c.prog, res.ExitCode, res.Signal, res.Verdict, res.VerdictNote, c.code, c.signal, c.verdict)
+		}
+		if c.prog.oomKill && (!res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "memory.events")) {
+			t.Errorf("OOM kill not read from memory.events: %+v", res.Measure)
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}
+
+func TestRunOutputLimitStopsTheRun(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: bytes.Repeat([]byte("x"), 1000), repeat: 10, hang: true, cpu: time.Millisecond}))
+	var out bytes.Buffer
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, OutputLimit: 2500, TimeLimit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Killed != KilledOutputLimit || !strings.Contains(res.KilledNote, "2500") || res.Signal != "SIGKILL" || res.Verdict != OLE {
+		t.Errorf("killed %q %q, signal %q, verdict %s", res.Killed, res.KilledNote, res.Signal, res.Verdict)
+	}
+	if out.Len() != 2500 || res.OutputBytes < 2501 || res.StoppedAt <= 0 {
+		t.Errorf("kept %d bytes, counted %d, stopped at %v", out.Len(), res.OutputBytes, res.StoppedAt)
+	}
+	// Under the shim the run is stopped by SIGTERM to the shim, which
+	// still reports.
+	if s := rt.state(); !slices.Equal(s.kills, []string{res.ContainerID + " TERM"}) || res.Report == nil {
+		t.Errorf("kills %v, report %+v", s.kills, res.Report)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestRunShimFailures(t *testing.T) {
+	for name, c := range map[string]struct {
+		prog fakeProgram
+		step string
+		goes int
+	}{
+		"fails before arming": {fakeProgram{failStep: shim.StepProbe}, "probe", 0},
+		"dies without report": {fakeProgram{noReport: true, cpu: time.Millisecond}, "report", 1},
+	} {
+		r, rt, cg := fakeRunner(t, one(c.prog))
+		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, TimeLimit: time.Second})
+		var se *ShimError
+		if !errors.As(err, &se) || se.Step != c.step {
+			t.Errorf("%s: err %v, want a ShimError at step %s", name, err, c.step)
+		}
+		if res.Verdict != "" {
+			t.Errorf("%s: a shim failure got a program verdict %s", name, res.Verdict)
+		}
+		if v, _ := decideVerdict(testOutcome{res: res, err: err, limit: time.Second}); v != IE {
+			t.Errorf("%s: judged %s, want IE", name, v)
+		}
+		if s := rt.state(); len(s.goes) != c.goes {
+			t.Errorf("%s: %d goes", name, len(s.goes))
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}
+
+func TestRunImageMissingCreatesNothing(t *testing.T) {
+	r, rt, cg := fakeRunner(t, nil)
+	rt.missing = map[string]bool{"absent:1": true}
+	_, err := r.Run(context.Background(), RunRequest{Image: "absent:1", Command: []string{"/p"}})
+	var missing *bindings.ImageMissingError
+	if !errors.As(err, &missing) || missing.Image != "absent:1" || !errors.Is(err, bindings.ErrNotFound) {
+		t.Fatalf("err %v, want ImageMissingError", err)
+	}
+	if made, _, _ := cg.counts(); len(rt.state().created) != 0 || made != 0 {
+		t.Errorf("created %v, %d parents", rt.state().created, made)
+	}
+}
+
+func TestRunRefusesBadRequestBeforeTheRuntime(t *testing.T) {
+	r, rt, _ := fakeRunner(t, nil)
+	_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"relative"}})
+	var re *RequestError
+	if !errors.As(err, &re) || len(rt.state().created) != 0 {
+		t.Fatalf("err %v, created %v", err, rt.state().created)
+	}
+}
+
+func TestRunCancelledRemovesEverything(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{hang: true, cpu: time.Millisecond}))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rt.onGo = func(*fakeContainer) { cancel() }
+	_, err := r.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	if s := rt.state(); len(s.goes) != 1 || len(s.removed) != 1 {
+		t.Errorf("runtime saw %+v", s)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestRunParentFailureCreatesNoContainer(t *testing.T) {
+	r, rt, cg := fakeRunner(t, nil)
+	cg.createErr = errors.New("no room")
+	_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
+	if err == nil || !strings.Contains(err.Error(), "fake driver") || len(rt.state().created) != 0 {
+		t.Fatalf("err %v, created %v", err, rt.state().created)
+	}
+}
+
+func TestArmThenDiscardRunsNothing(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("never"), cpu: time.Second}))
+	r.Levels = policy.NewLevelPool() // disabled off SELinux: Reserve gives ""
+	var out bytes.Buffer
+	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := rt.state()
+	if len(s.started) != 1 || len(s.goes) != 0 || len(s.removed) != 0 {
+		t.Fatalf("armed: %+v", s)
+	}
+	if made, _, _ := cg.counts(); made != 1 {
+		t.Fatalf("%d parents made", made)
+	}
+	select {
+	case <-a.Done():
+		t.Fatal("done before discarded")
+	default:
+	}
+	a.Discard(context.Background())
+	<-a.Done()
+	a.Discard(context.Background()) // twice is harmless
+	s = rt.state()
+	if len(s.goes) != 0 || out.Len() != 0 {
+		t.Errorf("the program ran: goes %v, output %q", s.goes, out.String())
+	}
+	if r.Levels.Len() != 0 {
+		t.Errorf("%d SELinux levels still held", r.Levels.Len())
+	}
+	assertNothingLeft(t, rt, cg)
+	if _, err := a.Fire(context.Background()); err == nil {
+		t.Error("a discarded run fired")
+	}
+	if s := rt.state(); len(s.goes) != 0 {
+		t.Errorf("goes %v after firing a discarded run", s.goes)
+	}
+}
+
+func TestArmedFiresOnce(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{cpu: time.Millisecond}))
+	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Fire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Fire(context.Background()); err == nil {
+		t.Error("fired twice")
+	}
+	a.Discard(context.Background()) // waits for the cleanup of the fired run
+	if s := rt.state(); len(s.goes) != 1 {
+		t.Errorf("goes %v", s.goes)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestRunDeadlines(t *testing.T) {
+	stop := make(chan struct{})
+	cases := []struct {
+		name   string
+		prog   fakeProgram
+		req    RunRequest
+		killed string
+	}{
+		{"processor ceiling", fakeProgram{cpu: 3 * time.Second, hang: true}, RunRequest{CPULimit: 2 * time.Second}, KilledCPULimit},
+		{"no progress", fakeProgram{hang: true}, RunRequest{IdleLimit: 150 * time.Millisecond}, KilledIdle},
+		{"absolute cap", fakeProgram{hang: true}, RunRequest{WallLimit: 50 * time.Millisecond}, KilledWallLimit},
+		{"caller's stop", fakeProgram{hang: true}, RunRequest{Stop: stop, StopReason: "enough"}, "enough"},
+	}
+	close(stop)
+	for _, c := range cases {
+		r, rt, cg := fakeRunner(t, one(c.prog))
+		c.req.Image, c.req.Command = "img", []string{"/p"}
+		res, err := r.Run(context.Background(), c.req)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.Killed != c.killed || res.Signal != "SIGKILL" || res.StoppedAt <= 0 {
+			t.Errorf("%s: killed %q (%s), signal %q, stopped at %v", c.name, res.Killed, res.KilledNote, res.Signal, res.StoppedAt)
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}
+
+func TestRunWithoutShimOrParent(t *testing.T) {
+	cg := newFakeCgroups(t)
+	rt := newFakeRuntime(cg)
+	rt.program = one(fakeProgram{echo: true, exit: 4, cpu: 20 * time.Millisecond})
+	r := &Runner{Runtime: rt, Self: testSelf, Cgroups: cg}
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(in, []byte("1 2 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, InputFile: in, Output: &out, TimeLimit: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Without the shim the input is streamed, the exit code is the
+	// container's and the time the parent cgroup's.
+	if out.String() != "1 2 3\n" || res.ExitCode != 4 || res.Shimmed || res.Report != nil || res.Measure.Time != 20*time.Millisecond || res.Verdict != RTE {
+		t.Errorf("output %q, exit %d, shimmed %t, report %v, measure %+v, verdict %s", out.String(), res.ExitCode, res.Shimmed, res.Report, res.Measure, res.Verdict)
+	}
+	if spec := rt.container(res.ContainerID).spec; spec.Command[0] != "/p" || len(spec.Env) != 0 || spec.ShimFile != "" {
+		t.Errorf("spec %+v", spec)
+	}
+	assertNothingLeft(t, rt, cg)
+
+	// No parent cgroup: the figures are the shim's alone.
+	r2, rt2, _ := fakeRunner(t, one(fakeProgram{cpu: 40 * time.Millisecond, oomKill: true}))
+	r2.Cgroups = nil
+	res, err = r2.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Cgroup != nil || res.Measure.Time != 40*time.Millisecond || !res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "shim report") {
+		t.Errorf("cgroup %v, measure %+v", res.Cgroup, res.Measure)
+	}
+	assertNothingLeft(t, rt2, nil)
+}
