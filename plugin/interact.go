@@ -51,6 +51,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		},
 		OutputLimit: req.Problem.OutputBytes,
 		MemoryBytes: checkerMemory,
+		CPUSet:      cpuset, // the slot's core: the pair takes turns on it
 		CPULimit:    checkerTime,
 		WallLimit:   absoluteCap(limit) + checkerTime,
 	}

@@ -262,7 +262,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 	var checkErr error
 	msg := &headBuffer{keep: checkerOutput}
 	if t.chk != nil && armErr == nil {
-		checker, checkErr = r.armCounted(ctx, checkRequest(t.req.Problem, t.chk, t.test, outPath, msg), t.cleanups)
+		checker, checkErr = r.armCounted(ctx, checkRequest(t.req.Problem, t.chk, t.test, outPath, msg, t.cpuset), t.cleanups)
 	}
 	judge := func(ctx context.Context) TestResult {
 		defer closeAll()
@@ -378,13 +378,15 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 // 1 WA, 2 PE, 7 PA with "points X" in its output, anything else CF);
 // Kattis output validators for Kattis packages (validator input answer
 // feedback_dir < output; exit 42 AC, 43 WA). The output file may still be
-// empty: the checker reads it only once fired.
-func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer) RunRequest {
+// empty: the checker reads it only once fired. It runs on its test's core
+// (cpuset), after the program, so that it never disturbs another slot.
+func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer, cpuset string) RunRequest {
 	run := RunRequest{
 		Image:       c.lang.RunImage,
 		Output:      msg,
 		OutputLimit: 1 << 20,
 		MemoryBytes: checkerMemory,
+		CPUSet:      cpuset,
 		CPULimit:    checkerTime,
 		WallLimit:   3 * checkerTime,
 		Binds: []bindings.Bind{
