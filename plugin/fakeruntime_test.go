@@ -35,6 +35,11 @@ type fakeProgram struct {
 	failStep shim.Step         // the shim fails at this step, before arming
 	noReport bool              // the shim dies (exit 137) without a report
 	files    map[string][]byte // files left in the container (a build's artefacts)
+	gate     <-chan struct{}   // after the go, waits for it (or a kill) before anything else
+	expect   []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
+	// atGo, when set, decides stdout and exit at the go (a checker reads
+	// the output it judges only then).
+	atGo func(spec bindings.Spec) fakeProgram
 }
 
 // fakeRuntime is a bindings.Runtime whose containers play the shim's
@@ -390,6 +395,19 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 	if hook != nil {
 		hook(c)
 	}
+	if p.gate != nil {
+		select {
+		case <-p.gate:
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.atGo != nil {
+		q := p.atGo(c.spec)
+		p.stdout, p.exit = q.stdout, q.exit
+		report.ExitCode = q.exit
+	}
 	if dir != "" {
 		_ = chargeCPU(dir, p.cpu)
 		_ = setPeak(dir, p.peak+1<<20)
@@ -414,6 +432,23 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 		}()
 		select {
 		case <-copied:
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.expect != nil {
+		got := make(chan []byte, 1)
+		go func() {
+			b := make([]byte, len(p.expect))
+			n, _ := io.ReadFull(stdin, b)
+			got <- b[:n]
+		}()
+		select {
+		case b := <-got:
+			if !bytes.Equal(b, p.expect) {
+				report.ExitCode = 1
+			}
 		case sig := <-c.kill:
 			killed(sig)
 			return

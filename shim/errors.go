@@ -21,17 +21,18 @@ const (
 type Step string
 
 const (
-	StepNonce   Step = "nonce"   // reading and erasing PODJAIL_NONCE
-	StepArgs    Step = "args"    // parsing the command line
-	StepFDs     Step = "fds"     // marking inherited descriptors close-on-exec
-	StepStdin   Step = "stdin"   // opening the input file
-	StepCgroup  Step = "cgroup"  // making the two cgroups and setting limits
-	StepProbe   Step = "probe"   // proving 65534:65534 cannot regain root
-	StepGo      Step = "go"      // armed: waiting for the runner's go
-	StepStart   Step = "start"   // clone into the program cgroup and exec
-	StepWait    Step = "wait"    // wait4 on the program
-	StepReap    Step = "reap"    // kill(-1) and reaping what is left
-	StepMeasure Step = "measure" // reading memory.peak, memory.events, pids.peak
+	StepNonce    Step = "nonce"    // reading and erasing PODJAIL_NONCE
+	StepArgs     Step = "args"     // parsing the command line
+	StepFDs      Step = "fds"      // marking inherited descriptors close-on-exec
+	StepStdin    Step = "stdin"    // opening the input file
+	StepCgroup   Step = "cgroup"   // making the two cgroups and setting limits
+	StepProbe    Step = "probe"    // proving 65534:65534 cannot regain root
+	StepGo       Step = "go"       // armed: waiting for the runner's go
+	StepNSFilter Step = "nsfilter" // the seccomp filter refusing the program new namespaces
+	StepStart    Step = "start"    // clone into the program cgroup and exec
+	StepWait     Step = "wait"     // wait4 on the program
+	StepReap     Step = "reap"     // kill(-1) and reaping what is left
+	StepMeasure  Step = "measure"  // reading memory.peak, memory.events, pids.peak
 )
 
 // SetupError is a failure of the shim at one step. Err keeps the errno (errors.Is

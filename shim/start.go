@@ -31,7 +31,8 @@ func closeInherited() error {
 // startProgram clones the program straight into the program cgroup (clone3 with
 // CLONE_INTO_CGROUP, so not one page or tick of it is charged elsewhere), drops to
 // 65534:65534 with no supplementary groups, and execs it with descriptors 0, 1, 2
-// only: stdin, the shim's stdout, and /dev/null.
+// only: stdin, the shim's stdout, and /dev/null. The program gets the namespace
+// filter (nsfilter.go); if that cannot be done it is not started.
 func startProgram(c Config, cgroupFD int, stdin, null *os.File) (int, error) {
 	attr := &syscall.ProcAttr{
 		Env:   c.Env,
@@ -42,7 +43,10 @@ func startProgram(c Config, cgroupFD int, stdin, null *os.File) (int, error) {
 			Credential:  nobodyCred(),
 		},
 	}
-	pid, err := syscall.ForkExec(c.Argv[0], c.Argv, attr)
+	pid, err := spawnFiltered(c.Argv[0], c.Argv, attr)
+	if stepOf(err) != "" {
+		return 0, err
+	}
 	if err != nil {
 		return 0, &SetupError{StepStart, fmt.Errorf("start %s: %w", c.Argv[0], err)}
 	}

@@ -1,0 +1,391 @@
+package plugin
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
+)
+
+// fakeLang needs no build container: its source is its artefact.
+var fakeLang = lang.Language{ID: "fake", Name: "Fake", RunImage: "fake/run", Source: "main.txt", Run: []string{"/run/podjail/artefact/main.txt"}}
+
+// fakeProblem has one test per name: NAME.in holds "NAME", NAME.ans
+// "answer NAME".
+func fakeProblem(t *testing.T, names ...string) *problem.Problem {
+	t.Helper()
+	dir := t.TempDir()
+	p := &problem.Problem{Dir: dir, Name: "fake", Format: problem.FormatPlain, TimeLimit: time.Second,
+		MemoryBytes: 64 << 20, OutputBytes: 1 << 20, Comparator: "tokens"}
+	for _, n := range names {
+		tc := problem.Test{Name: n, Input: filepath.Join(dir, n+".in"), Answer: filepath.Join(dir, n+".ans")}
+		if err := os.WriteFile(tc.Input, []byte(n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(tc.Answer, []byte("answer "+n+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p.Tests = append(p.Tests, tc)
+	}
+	return p
+}
+
+func right(n string) fakeProgram {
+	return fakeProgram{stdout: []byte("answer " + n + "\n"), cpu: 10 * time.Millisecond}
+}
+
+// inputOf names the test a container runs: its input file's base name
+// without .in.
+func inputOf(c *fakeContainer) string {
+	return strings.TrimSuffix(filepath.Base(c.spec.InputFile), ".in")
+}
+
+// goneTo lists the tests whose containers got their go, sorted.
+func goneTo(rt *fakeRuntime) []string {
+	var out []string
+	for _, id := range rt.state().goes {
+		out = append(out, inputOf(rt.container(id)))
+	}
+	slices.Sort(out)
+	return out
+}
+
+func judgeReq(p *problem.Problem) JudgeRequest {
+	return JudgeRequest{Problem: p, Lang: fakeLang, Source: []byte("solution"), TmpDir: os.TempDir()}
+}
+
+func TestJudgeResultsInTestOrder(t *testing.T) {
+	for _, parallel := range []int{1, 2} {
+		p := fakeProblem(t, "1", "2", "3", "4", "5")
+		// With two slots test 2 finishes before test 1 has written a byte.
+		twoDone := make(chan struct{})
+		progs := map[string]fakeProgram{"2.in": right("2"), "3.in": {stdout: []byte("answer 4\n"), cpu: time.Millisecond}, "4.in": right("4"), "5.in": right("5")}
+		first := right("1")
+		if parallel == 2 {
+			first.gate = twoDone
+		}
+		progs["1.in"] = first
+		r, rt, cg := fakeRunner(t, byInput(progs))
+		r.Cores = []int{0, 1}
+		var once sync.Once
+		rt.onGo = func(c *fakeContainer) {
+			if inputOf(c) == "2" {
+				go func() { <-c.done; once.Do(func() { close(twoDone) }) }()
+			}
+		}
+		var progress []string
+		req := judgeReq(p)
+		req.Parallel = parallel
+		req.Progress = func(done, total int, tr TestResult) {
+			progress = append(progress, tr.Name)
+			if done != len(progress) || total != 5 {
+				t.Errorf("progress %d/%d for %s", done, total, tr.Name)
+			}
+		}
+		res, err := r.Judge(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, tr := range res.Tests {
+			names = append(names, tr.Name)
+			if tr.Critical <= 0 || tr.Time != tr.Run.Measure.Time || tr.Run.ExitCode != 0 {
+				t.Errorf("P=%d test %s: critical %v, time %v, run %+v", parallel, tr.Name, tr.Critical, tr.Time, tr.Run)
+			}
+		}
+		want := []string{"1", "2", "3", "4", "5"}
+		if !slices.Equal(names, want) || !slices.Equal(progress, want) {
+			t.Errorf("P=%d: results %v, progress %v", parallel, names, progress)
+		}
+		if res.Verdict != WA || !strings.HasPrefix(res.Note, "test 3: ") || res.Tests[2].Verdict != WA || res.Parallel != parallel || res.TestsWall <= 0 || !res.Build.OK {
+			t.Errorf("P=%d: %s %q, test 3 %s, parallel %d, wall %v", parallel, res.Verdict, res.Note, res.Tests[2].Verdict, res.Parallel, res.TestsWall)
+		}
+		var sets []string
+		for _, id := range rt.state().created {
+			sets = append(sets, rt.container(id).spec.CPUSet)
+		}
+		slices.Sort(sets)
+		sets = slices.Compact(sets)
+		if parallel == 1 && !slices.Equal(sets, []string{""}) || parallel == 2 && !slices.Equal(sets, []string{"0", "1"}) {
+			t.Errorf("P=%d: cpusets %q", parallel, sets)
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}
+
+// One slot: after the first failure no other test gets its go; what was
+// armed ahead is removed unfired.
+func TestJudgeStopOnFirstFailureOneSlot(t *testing.T) {
+	p := fakeProblem(t, "a", "b", "c", "d", "e")
+	progs := map[string]fakeProgram{"a.in": right("a"), "b.in": {exit: 1, cpu: time.Millisecond}}
+	for _, n := range []string{"c", "d", "e"} {
+		progs[n+".in"] = right(n)
+	}
+	r, rt, cg := fakeRunner(t, byInput(progs))
+	req := judgeReq(p)
+	req.StopOnFirstFailure = true
+	res, err := r.Judge(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tests) != 2 || res.Verdict != RTE || !strings.Contains(res.Note, "test b: exit code 1") {
+		t.Fatalf("%s %q, %d tests", res.Verdict, res.Note, len(res.Tests))
+	}
+	if got := goneTo(rt); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("went: %v", got)
+	}
+	// Armed ahead (lookahead 2): c and d, never fired.
+	if s := rt.state(); len(s.created) != 4 {
+		t.Errorf("created %d containers, want a, b and the lookahead c, d", len(s.created))
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+// Two slots: test 3 fails while test 4 runs on the other slot; test 4 is
+// cancelled and dropped, tests 5 and 6 never get a go.
+func TestJudgeStopOnFirstFailureTwoSlots(t *testing.T) {
+	p := fakeProblem(t, "1", "2", "3", "4", "5", "6")
+	fourRuns := make(chan struct{})
+	progs := map[string]fakeProgram{"1.in": right("1"), "2.in": right("2"),
+		"3.in": {stdout: []byte("wrong\n"), gate: fourRuns, cpu: time.Millisecond},
+		"4.in": {hang: true, cpu: time.Millisecond}, "5.in": right("5"), "6.in": right("6")}
+	r, rt, cg := fakeRunner(t, byInput(progs))
+	r.Cores = []int{0, 1}
+	rt.onGo = func(c *fakeContainer) {
+		if inputOf(c) == "4" {
+			close(fourRuns)
+		}
+	}
+	req := judgeReq(p)
+	req.StopOnFirstFailure, req.Parallel = true, 2
+	res, err := r.Judge(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tests) != 3 || res.Verdict != WA || res.Tests[2].Name != "3" {
+		t.Fatalf("%s %q, tests %+v", res.Verdict, res.Note, res.Tests)
+	}
+	if got := goneTo(rt); !slices.Equal(got, []string{"1", "2", "3", "4"}) {
+		t.Errorf("went: %v", got)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+// A failure of ours stops the judge, StopOnFirstFailure or not.
+func TestJudgeStopsAtInternalError(t *testing.T) {
+	p := fakeProblem(t, "1", "2", "3", "4")
+	progs := map[string]fakeProgram{"1.in": right("1"), "2.in": {failStep: "cgroup"}, "3.in": right("3"), "4.in": right("4")}
+	r, rt, cg := fakeRunner(t, byInput(progs))
+	res, err := r.Judge(context.Background(), judgeReq(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tests) != 2 || res.Verdict != IE || !strings.Contains(res.Note, "shim failed at step cgroup") {
+		t.Fatalf("%s %q, %d tests", res.Verdict, res.Note, len(res.Tests))
+	}
+	if got := goneTo(rt); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("went: %v", got)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestJudgeCancelledMidway(t *testing.T) {
+	p := fakeProblem(t, "1", "2", "3", "4")
+	progs := map[string]fakeProgram{"1.in": right("1"), "2.in": {hang: true}, "3.in": right("3"), "4.in": right("4")}
+	r, rt, cg := fakeRunner(t, byInput(progs))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rt.onGo = func(c *fakeContainer) {
+		if inputOf(c) == "2" {
+			cancel()
+		}
+	}
+	res, err := r.Judge(ctx, judgeReq(p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != IE || !strings.HasPrefix(res.Note, "judging interrupted") {
+		t.Errorf("%s %q", res.Verdict, res.Note)
+	}
+	if len(res.Tests) > 2 || res.Tests[0].Verdict != AC {
+		t.Errorf("tests %+v", res.Tests)
+	}
+	if got := goneTo(rt); !slices.Equal(got, []string{"1", "2"}) {
+		t.Errorf("went: %v", got)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestJudgeRefusals(t *testing.T) {
+	p := fakeProblem(t, "1")
+	r, rt, _ := fakeRunner(t, nil)
+	if _, err := r.Judge(context.Background(), JudgeRequest{Problem: p, Lang: fakeLang}); err == nil {
+		t.Error("empty source judged")
+	}
+	bad := judgeReq(p)
+	bad.Lang.Run = []string{"relative"}
+	if _, err := r.Judge(context.Background(), bad); err == nil {
+		t.Error("invalid language judged")
+	}
+	rt.missing = map[string]bool{fakeLang.RunImage: true}
+	var missing *bindings.ImageMissingError
+	if _, err := r.Judge(context.Background(), judgeReq(p)); !errors.As(err, &missing) {
+		t.Errorf("missing run image: %v", err)
+	}
+	rt.missing = nil
+	many := judgeReq(p)
+	many.Parallel = 3
+	r.Cores = []int{0, 1}
+	var re *RequestError
+	if _, err := r.Judge(context.Background(), many); !errors.As(err, &re) || re.Field != "parallel" {
+		t.Errorf("3 slots on 2 cores: %v", err)
+	}
+	if len(rt.state().created) != 0 {
+		t.Errorf("created %v", rt.state().created)
+	}
+}
+
+// A checker decides each test from the output file and the answer.
+func TestJudgeWithChecker(t *testing.T) {
+	p := fakeProblem(t, "ac", "wa", "pa")
+	chkSrc := filepath.Join(p.Dir, "check.txt")
+	if err := os.WriteFile(chkSrc, []byte("checker"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Comparator, p.Checker = "", &problem.Program{Source: chkSrc, Lang: "fakechk"}
+	langs := filepath.Join(t.TempDir(), "languages.yaml")
+	if err := os.WriteFile(langs, []byte("fakechk:\n  run_image: fake/chk\n  source: check.txt\n  run: [/run/podjail/artefact/check.txt]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table, err := lang.Load(langs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checker := fakeProgram{cpu: time.Millisecond, atGo: func(s bindings.Spec) fakeProgram {
+		var output, answer []byte
+		for _, b := range s.Binds {
+			switch b.Destination {
+			case checkOutput:
+				output, _ = os.ReadFile(b.Source)
+			case checkAnswer:
+				answer, _ = os.ReadFile(b.Source)
+			}
+		}
+		switch {
+		case bytes.Equal(output, answer):
+			return fakeProgram{stdout: []byte("ok\n")}
+		case bytes.HasPrefix(output, []byte("partial")):
+			return fakeProgram{stdout: []byte("partly right\npoints 0.5\n"), exit: 7}
+		}
+		return fakeProgram{stdout: []byte("\n  expected " + string(answer) + "\n"), exit: 1}
+	}}
+	progs := map[string]fakeProgram{"ac.in": right("ac"), "wa.in": {stdout: []byte("nope\n")}, "pa.in": {stdout: []byte("partial\n")}}
+	r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+		if s.Image == "fake/chk" {
+			return checker
+		}
+		return byInput(progs)(s)
+	})
+	req := judgeReq(p)
+	req.Languages = table
+	res, err := r.Judge(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Checker == nil || !res.Checker.OK || len(res.Tests) != 3 {
+		t.Fatalf("checker build %+v, %d tests", res.Checker, len(res.Tests))
+	}
+	got := []Verdict{res.Tests[0].Verdict, res.Tests[1].Verdict, res.Tests[2].Verdict}
+	if !slices.Equal(got, []Verdict{AC, WA, PA}) || res.Tests[2].Points != 0.5 || res.Tests[1].Note != "expected answer wa" {
+		t.Errorf("verdicts %v, points %v, notes %q", got, res.Tests[2].Points, res.Tests[1].Note)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+func TestCheckVerdict(t *testing.T) {
+	plain, kattis := &problem.Problem{Format: problem.FormatPlain}, &problem.Problem{Format: problem.FormatKattis}
+	cases := []struct {
+		p      *problem.Problem
+		code   int32
+		msg    string
+		want   Verdict
+		note   string
+		points float64
+	}{
+		{plain, 0, "ok 3 numbers\n", AC, "ok 3 numbers", 0},
+		{plain, 2, "spaces", PE, "spaces", 0},
+		{plain, 7, "points 12.5\n", PA, "points 12.5", 12.5},
+		{plain, 7, "some points", CF, "without \"points X\"", 0},
+		{plain, 3, "fail: bad answer file", CF, "the checker exited 3: fail", 0},
+		{kattis, 42, "", AC, "", 0},
+		{kattis, 43, "differs", WA, "differs", 0},
+		{kattis, 1, "crash", CF, "the output validator exited 1", 0},
+	}
+	for _, c := range cases {
+		v, note, pts := checkVerdict(c.p, RunResult{ExitCode: c.code}, nil, c.msg)
+		if v != c.want || !strings.Contains(note, c.note) || pts != c.points {
+			t.Errorf("%s exit %d %q: %s %q %v", c.p.Format, c.code, c.msg, v, note, pts)
+		}
+	}
+	if v, _, _ := checkVerdict(plain, RunResult{Killed: KilledCPULimit}, nil, ""); v != CF {
+		t.Errorf("a checker out of time: %s", v)
+	}
+	if long := firstLine(strings.Repeat("x", 300)); len(long) != 203 {
+		t.Errorf("first line kept %d bytes", len(long))
+	}
+	// Kattis: the validator reads the output on stdin, testlib gets it as a file.
+	req := checkRequest(kattis, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans"}, "/t/out", nil)
+	if req.InputFile != "/t/out" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkAnswer, "/tmp"}) {
+		t.Errorf("kattis validator: %q < %s", req.Command, req.InputFile)
+	}
+}
+
+// Interactive: the solution and the interactor talk through their attach
+// streams; the interactor's exit code decides.
+func TestJudgeInteractive(t *testing.T) {
+	p := fakeProblem(t, "1")
+	src := filepath.Join(p.Dir, "inter.txt")
+	if err := os.WriteFile(src, []byte("interactor"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Comparator, p.Interactor, p.Interactive = "", &problem.Program{Source: src, Lang: "fake"}, true
+	langs := filepath.Join(t.TempDir(), "languages.yaml")
+	if err := os.WriteFile(langs, []byte("fake:\n  run_image: fake/inter\n  source: inter.txt\n  run: [/run/podjail/artefact/inter.txt]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	table, err := lang.Load(langs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		reply string
+		want  Verdict
+	}{{"ping\n", AC}, {"pong\n", WA}} {
+		r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+			if s.Image == "fake/inter" {
+				return fakeProgram{stdout: []byte("ping\n"), expect: []byte(c.reply), cpu: time.Millisecond}
+			}
+			return fakeProgram{echo: true, cpu: time.Millisecond} // the solution
+		})
+		req := judgeReq(p)
+		req.Languages = table
+		res, err := r.Judge(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != c.want || len(res.Tests) != 1 {
+			t.Errorf("interactor expecting %q: %s %q", c.reply, res.Verdict, res.Note)
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}
