@@ -84,13 +84,18 @@ func TestRunExitCodesAndSignals(t *testing.T) {
 		{fakeProgram{exit: 3, cpu: time.Millisecond}, 3, "", RTE},
 		{fakeProgram{signal: "SIGSEGV", exit: -1, cpu: time.Millisecond}, 139, "SIGSEGV", RTE},
 		{fakeProgram{oomKill: true, cpu: time.Millisecond}, 137, "SIGKILL", MLE},
+		{fakeProgram{signal: "SIGSYS", exit: -1, cpu: time.Millisecond}, 159, "SIGSYS", RFE},
 		{fakeProgram{cpu: 1500 * time.Millisecond}, 0, "", TLE},
 	}
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
+		r.SeccompLogs = []string{filepath.Join(t.TempDir(), "no-kern.log")}
 		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, TimeLimit: time.Second})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if c.signal == "SIGSYS" && (res.Syscall != "" || res.SyscallUnknown == "") {
+			t.Errorf("SIGSYS with no kernel log: syscall %q, unknown %q", res.Syscall, res.SyscallUnknown)
 		}
 		if res.ExitCode != c.code || res.Signal != c.signal || res.Verdict != c.verdict {
 			t.Errorf("%+v: exit %d %q %s %q; want %d %q %s", c.prog, res.ExitCode, res.Signal, res.Verdict, res.VerdictNote, c.code, c.signal, c.verdict)
@@ -318,4 +323,26 @@ func TestRunWithoutShimOrParent(t *testing.T) {
 		t.Errorf("cgroup %v, measure %+v", res.Cgroup, res.Measure)
 	}
 	assertNothingLeft(t, rt2, nil)
+}
+
+// A run whose context ended before its turn must not start its program:
+// the pipeline cancels the tests after a failure, and a slot that took a
+// test's turn just before the cutoff then fires it with that context.
+func TestFireWithEndedContextStartsNothing(t *testing.T) {
+	t.Skip("bug: Armed.fire sends the go before looking at ctx (armed.go, fire/sendGo); unskip once it returns ctx.Err() first")
+	r, rt, cg := fakeRunner(t, one(fakeProgram{hang: true}))
+	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := a.Fire(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("fired with an ended context: %v", err)
+	}
+	<-a.Done()
+	if s := rt.state(); len(s.goes) != 0 {
+		t.Errorf("the program got its go with the context already ended: %v", s.goes)
+	}
+	assertNothingLeft(t, rt, cg)
 }

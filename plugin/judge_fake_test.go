@@ -127,11 +127,21 @@ func TestJudgeResultsInTestOrder(t *testing.T) {
 // armed ahead is removed unfired.
 func TestJudgeStopOnFirstFailureOneSlot(t *testing.T) {
 	p := fakeProblem(t, "a", "b", "c", "d", "e")
-	progs := map[string]fakeProgram{"a.in": right("a"), "b.in": {exit: 1, cpu: time.Millisecond}}
+	// b fails once c and d, armed ahead, have their containers.
+	aheadMade := make(chan struct{})
+	var ahead sync.WaitGroup
+	ahead.Add(2)
+	go func() { ahead.Wait(); close(aheadMade) }()
+	progs := map[string]fakeProgram{"a.in": right("a"), "b.in": {exit: 1, cpu: time.Millisecond, gate: aheadMade}}
 	for _, n := range []string{"c", "d", "e"} {
 		progs[n+".in"] = right(n)
 	}
-	r, rt, cg := fakeRunner(t, byInput(progs))
+	r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+		if n := filepath.Base(s.InputFile); n == "c.in" || n == "d.in" {
+			ahead.Done()
+		}
+		return byInput(progs)(s)
+	})
 	req := judgeReq(p)
 	req.StopOnFirstFailure = true
 	res, err := r.Judge(context.Background(), req)
@@ -255,6 +265,33 @@ func TestJudgeRefusals(t *testing.T) {
 	}
 }
 
+// A submission that does not build is CE; a checker that does not build
+// voids the judgement (CF). Neither runs a test.
+func TestJudgeBuildFailures(t *testing.T) {
+	p := fakeProblem(t, "1")
+	failing := one(fakeProgram{stdout: []byte("error: nope\n"), exit: 1})
+	r, rt, cg := fakeRunner(t, failing)
+	req := judgeReq(p)
+	req.Lang = compiled
+	res, err := r.Judge(context.Background(), req)
+	if err != nil || res.Verdict != CE || !strings.Contains(res.Note, "exited with code 1") || len(res.Tests) != 0 {
+		t.Errorf("%s %q, %d tests, %v", res.Verdict, res.Note, len(res.Tests), err)
+	}
+	assertNothingLeft(t, rt, cg)
+
+	src := filepath.Join(p.Dir, "check.c")
+	if err := os.WriteFile(src, []byte("checker"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p.Comparator, p.Checker = "", &problem.Program{Source: src, Lang: "c11"}
+	r, rt, cg = fakeRunner(t, failing)
+	res, err = r.Judge(context.Background(), judgeReq(p))
+	if err != nil || res.Verdict != CF || res.Checker == nil || res.Checker.OK || len(res.Tests) != 0 {
+		t.Errorf("%s %q, checker %+v, %d tests, %v", res.Verdict, res.Note, res.Checker, len(res.Tests), err)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
 // A checker decides each test from the output file and the answer.
 func TestJudgeWithChecker(t *testing.T) {
 	p := fakeProblem(t, "ac", "wa", "pa")
@@ -344,8 +381,8 @@ func TestCheckVerdict(t *testing.T) {
 		t.Errorf("first line kept %d bytes", len(long))
 	}
 	// Kattis: the validator reads the output on stdin, testlib gets it as a file.
-	req := checkRequest(kattis, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans"}, "/t/out", nil)
-	if req.InputFile != "/t/out" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkAnswer, "/tmp"}) {
+	req := checkRequest(kattis, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans"}, "/t/out", nil, "3")
+	if req.InputFile != "/t/out" || req.CPUSet != "3" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkAnswer, "/tmp"}) {
 		t.Errorf("kattis validator: %q < %s", req.Command, req.InputFile)
 	}
 }

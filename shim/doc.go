@@ -9,8 +9,10 @@
 // cgroup.kill, memory.peak; pids.peak needs 6.1, else pids_peak is -1), the shim as
 // pid 1 (no --init) running as root with exactly CAP_SETUID and CAP_SETGID kept
 // (no-new-privileges is fine), a seccomp profile that allows clone3 (containers/common's
-// default does; Docker's answers ENOSYS, which fails the start step). The shim binary
-// must be executable by 65534: the probe re-executes it as that user.
+// default does; Docker's answers ENOSYS, which fails the start step) and seccomp(2), with
+// no filter of its own holding a user-notification listener (step 7). Only amd64 is
+// supported (elsewhere step 7 fails). The shim binary must be executable by 65534: the
+// probe re-executes it as that user.
 //
 // Command line (argv[0] is ignored; flags also take --name=value):
 //
@@ -54,18 +56,33 @@
 //     byte and the rest is the program's stdin. The runner starts the program's clocks
 //     (wall time, deadlines) when it sends the go, so a container can be created,
 //     attached and started ahead of its turn ("armed") and still be used once.
-//  7. start: clone3 into program/ (CLONE_INTO_CGROUP), setgroups([]), setgid and setuid
-//     65534, exec PROGRAM. fd 0 the input, fd 1 the shim's stdout, fd 2 /dev/null,
-//     nothing else.
-//  8. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to
+//  7. nsfilter: on one OS thread of the shim, locked for the purpose and never
+//     unlocked, sets no_new_privs and installs a seccomp filter with a listener
+//     (SECCOMP_FILTER_FLAG_NEW_LISTENER, no TSYNC: the shim's other threads are
+//     untouched) that answers, for x86_64 system calls: unshare with any CLONE_NEW*
+//     flag, clone with any in its flags, and setns, EPERM; clone3, to the listener
+//     (its flags are behind a pointer the filter cannot read); everything else
+//     allowed (other architectures and x32 numbers are left to the container's
+//     profile, which kills them). The program inherits the filter through step 8's
+//     fork and exec. A goroutine answers the shim's own clone3 of step 8 (the one
+//     from the locked thread) with SECCOMP_USER_NOTIF_FLAG_CONTINUE, once, then closes
+//     the listener, after which the kernel answers every clone3 under the filter,
+//     the program's and its descendants', with ENOSYS (libcs fall back to clone).
+//     So the program can make no namespace, and threads and forks work as before.
+//     Nothing is killed. If the filter cannot be installed, the program is not
+//     started.
+//  8. start: clone3 into program/ (CLONE_INTO_CGROUP) from the locked thread,
+//     setgroups([]), setgid and setuid 65534, exec PROGRAM. fd 0 the input, fd 1 the
+//     shim's stdout, fd 2 /dev/null, nothing else (the listener is close-on-exec).
+//  9. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to
 //     the shim (pid 1) are reaped as they end, since a zombie still holds a pid of
 //     pids.max. SIGTERM, SIGINT or SIGHUP to the shim at any time kill program/
 //     (cgroup.kill); the shim still reports.
-//  9. reap: as pid 1, kill(-1, SIGKILL) with effective uid 65534 (the shim holds no
+//  10. reap: as pid 1, kill(-1, SIGKILL) with effective uid 65534 (the shim holds no
 //     CAP_KILL; its real and saved uid stay 0), then cgroup.kill on program/, then reaps
 //     every child until none is left (5 s at most). Nothing is alive to write after the
 //     report.
-//  10. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
+//  11. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
 //     rmdir program/ (best effort).
 //
 // Output: the program's stdout passes through untouched; the shim never writes to

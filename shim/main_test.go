@@ -27,6 +27,17 @@ func TestMain(m *testing.M) {
 		os.Exit(helperDaemon())
 	case "killall":
 		os.Exit(helperKillAll())
+	case "nsprobe":
+		os.Exit(helperNSProbe())
+	case "echo":
+		fmt.Println("echo: ok")
+		os.Exit(0)
+	case "nsfailclosed":
+		os.Exit(helperNSFailClosed())
+	case "nsgomaxprocs1":
+		os.Exit(helperNSGomaxprocs1())
+	case "nsaftermath":
+		os.Exit(helperNSAftermath())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Getenv(helperEnv))
 		os.Exit(2)

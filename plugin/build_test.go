@@ -1,0 +1,93 @@
+package plugin
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin/lang"
+)
+
+var compiled = lang.Language{ID: "fakec", BuildImage: "fake/build", RunImage: "fake/run", Source: "main.c",
+	Compile: []string{"/usr/bin/cc", "-o", "main", "main.c"}, Artefacts: []string{"main"}, Run: []string{"/run/podjail/artefact/main"}}
+
+func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
+	cases := []struct {
+		name string
+		prog fakeProgram
+		ok   bool
+		note string
+	}{
+		{"builds", fakeProgram{cpu: 200 * time.Millisecond, files: map[string][]byte{"/build/main": []byte("ELF")}}, true, ""},
+		{"compile error", fakeProgram{stdout: []byte("main.c:1: error: expected ';'\n"), exit: 1}, false, "exited with code 1"},
+		{"no artefact", fakeProgram{}, false, "the build made no main"},
+		{"killed", fakeProgram{oomKill: true}, false, "memory limit"},
+		{"stopped", fakeProgram{stdout: make([]byte, 5<<20), hang: true}, false, "compilation stopped: " + KilledOutputLimit},
+	}
+	for _, c := range cases {
+		r, rt, cg := fakeRunner(t, one(c.prog))
+		res, err := r.Build(context.Background(), compiled, []byte("int main(){}"), t.TempDir())
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if res.OK != c.ok || !strings.Contains(res.Note, c.note) {
+			t.Errorf("%s: ok %t, note %q", c.name, res.OK, res.Note)
+		}
+		if got := string(rt.copiedIn["/build/main.c"]); got != "int main(){}" {
+			t.Errorf("%s: source copied in as %q", c.name, got)
+		}
+		spec := rt.container(rt.state().created[0]).spec
+		if spec.Image != "fake/build" || !spec.Writable || spec.WorkDir != lang.BuildDir || programPath(spec) != "/bin/sh" {
+			t.Errorf("%s: build spec %+v", c.name, spec)
+		}
+		if c.ok {
+			data, err := os.ReadFile(filepath.Join(res.Dir, "main"))
+			if err != nil || string(data) != "ELF" || res.Time != 200*time.Millisecond {
+				t.Errorf("%s: artefact %q %v, time %v", c.name, data, err, res.Time)
+			}
+		}
+		if c.name == "compile error" && !strings.Contains(res.Output, "expected ';'") {
+			t.Errorf("compiler output %q", res.Output)
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}
+
+func TestBuildWithoutCompileWritesTheSource(t *testing.T) {
+	r, rt, _ := fakeRunner(t, nil)
+	res, err := r.Build(context.Background(), fakeLang, []byte("print(1)"), t.TempDir())
+	if err != nil || !res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(res.Dir, fakeLang.Source)); string(data) != "print(1)" || len(rt.state().created) != 0 {
+		t.Errorf("source %q, containers %v", data, rt.state().created)
+	}
+}
+
+func TestSweepRemovesOnlyOrphans(t *testing.T) {
+	r, rt, _ := fakeRunner(t, nil)
+	mine, err := rt.Create(context.Background(), bindings.Spec{Name: "mine", Image: "i", Labels: testSelf.Labels("run")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := testSelf
+	dead.BootID = "an-earlier-boot"
+	if _, err := rt.Create(context.Background(), bindings.Spec{Name: "orphan", Image: "i", Labels: dead.Labels("run")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Create(context.Background(), bindings.Spec{Name: "foreign", Image: "i"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Sweep(context.Background(), r.Runtime, testSelf)
+	if err != nil || !slices.Equal(got, []string{"orphan"}) {
+		t.Fatalf("swept %v, %v", got, err)
+	}
+	if s := rt.state(); s.live != 2 || rt.container(mine).removed {
+		t.Errorf("left %d, mine removed %t", s.live, rt.container(mine).removed)
+	}
+}
