@@ -220,6 +220,11 @@ func (a *Armed) Fire(ctx context.Context) (RunResult, error) {
 func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	r, req, res := a.r, a.req, &a.res
 	defer a.stopping.Wait()
+	// A test whose judge ended (the pipeline's cutoff) while it waited for
+	// its turn must not start: nothing of the program may exist after that.
+	if err := ctx.Err(); err != nil {
+		return *res, err
+	}
 	start := time.Now()
 	var base time.Duration
 	if a.parent != nil {
