@@ -26,6 +26,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	tr := TestResult{Name: t.Name, Sample: t.Sample}
 	toInter, fromSol := io.Pipe()
 	toSol, fromInter := io.Pipe()
+	d := DeadlinesFor(limit)
 	sol := RunRequest{
 		Image:       req.Lang.RunImage,
 		Command:     req.Lang.Run,
@@ -36,9 +37,9 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		MemoryBytes: req.Problem.MemoryBytes,
 		CPUs:        1,
 		CPUSet:      cpuset,
-		CPULimit:    cpuCeiling(limit),
-		IdleLimit:   idleDeadline(limit),
-		WallLimit:   absoluteCap(limit),
+		CPULimit:    d.CPU,
+		IdleLimit:   d.Idle,
+		WallLimit:   d.Wall,
 	}
 	it := RunRequest{
 		Image:       inter.lang.RunImage,
@@ -53,7 +54,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		MemoryBytes: checkerMemory,
 		CPUSet:      cpuset, // the slot's core: the pair takes turns on it
 		CPULimit:    checkerTime,
-		WallLimit:   absoluteCap(limit) + checkerTime,
+		WallLimit:   d.Wall + checkerTime,
 	}
 	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
 	interArmed, interErr := r.armCounted(ctx, it, x.cleanups)

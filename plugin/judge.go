@@ -18,13 +18,6 @@ import (
 	"github.com/podjail/podjail/plugin/problem"
 )
 
-// Deadlines of one test, from its time limit L (the problem's plus the
-// language's extra time). The processor ceiling and the absolute cap stop
-// a program that would run for ever; no progress stops one that sleeps.
-func cpuCeiling(l time.Duration) time.Duration   { return l + 2*time.Second }
-func idleDeadline(l time.Duration) time.Duration { return 4*l + 4*time.Second }
-func absoluteCap(l time.Duration) time.Duration  { return 5 * (l + 2*time.Second) }
-
 // Checker limits: a checker is trusted to be quick, not to be correct.
 const (
 	checkerTime   = 10 * time.Second
@@ -215,7 +208,11 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		tr.Verdict, tr.Note = v, note
 		return &pending{judge: func(context.Context) TestResult { return tr }, drop: func() {}}
 	}
+	d := DeadlinesFor(t.limit)
 	run := RunRequest{
+		CPULimit:    d.CPU,
+		IdleLimit:   d.Idle,
+		WallLimit:   d.Wall,
 		Image:       t.req.Lang.RunImage,
 		Command:     t.req.Lang.Run,
 		InputFile:   t.test.Input,
@@ -224,9 +221,6 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		MemoryBytes: t.req.Problem.MemoryBytes,
 		CPUs:        1,
 		CPUSet:      t.cpuset,
-		CPULimit:    cpuCeiling(t.limit),
-		IdleLimit:   idleDeadline(t.limit),
-		WallLimit:   absoluteCap(t.limit),
 	}
 	var closers []io.Closer
 	closeAll := func() {

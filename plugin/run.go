@@ -212,9 +212,10 @@ func (r *RunRequest) Check() error {
 		}
 	}
 	if r.TimeLimit > 0 {
-		r.CPULimit = cmp.Or(r.CPULimit, cpuCeiling(r.TimeLimit))
-		r.IdleLimit = cmp.Or(r.IdleLimit, idleDeadline(r.TimeLimit))
-		r.WallLimit = cmp.Or(r.WallLimit, absoluteCap(r.TimeLimit))
+		d := DeadlinesFor(r.TimeLimit)
+		r.CPULimit = cmp.Or(r.CPULimit, d.CPU)
+		r.IdleLimit = cmp.Or(r.IdleLimit, d.Idle)
+		r.WallLimit = cmp.Or(r.WallLimit, d.Wall)
 	}
 	if r.OutputLimit == 0 {
 		r.OutputLimit = DefaultOutputLimit
