@@ -190,9 +190,6 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		Pids:      int64(cmd.Processes),
 		Output:    stdout,
 	}
-	if cmd.WallTime > 0 {
-		run.WallLimit += wallAllowance
-	}
 	if cmd.ExtraTime > 0 {
 		run.CPULimit = cmd.Time + cmd.ExtraTime
 	}

@@ -17,11 +17,6 @@ import (
 	"github.com/podjail/podjail/plugin/omegajail"
 )
 
-// wallAllowance is added to a wall-clock limit a judge gives: podjail's
-// wall clock starts when it asks Podman to start the container, so it also
-// holds the runtime's own start (about 0.3 s on hardware, 1-2 s in the
-// emulated test VM), which the real tools do not count.
-const wallAllowance = 2 * time.Second
 
 // omegajailCommand does what omegaUp's Runner asks of omegajail (see
 // docs/omegajail.md): compile into the home directory, or run in it, each
@@ -130,7 +125,7 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 		Image:     l.RunImage,
 		Command:   append(append([]string{}, l.Run...), req.ExtraArgs...),
 		Binds:     []bindings.Bind{{Source: homedir, Destination: lang.ArtefactDir}},
-		WallLimit: req.WallTimeLimit() + wallAllowance,
+		WallLimit: req.WallTimeLimit(), // from the go: the container's start is not counted
 		TimeLimit: l.ExtraTime,
 	}
 	if req.Stdin != "" && req.Stdin != "-" {
