@@ -10,13 +10,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
@@ -46,10 +49,16 @@ type benchJudge struct {
 	CriticalMax time.Duration `json:"critical_max_ns"`
 	// TestsWall is from the end of the build to the last verdict; Wall
 	// the whole judge, setup of the runner aside.
-	TestsWall    time.Duration `json:"tests_wall_ns"`
-	Wall         time.Duration `json:"wall_ns"`
-	TestsPerSec  float64       `json:"tests_per_second"`
-	Verdict      string        `json:"verdict"`
+	TestsWall   time.Duration `json:"tests_wall_ns"`
+	Wall        time.Duration `json:"wall_ns"`
+	TestsPerSec float64       `json:"tests_per_second"`
+	Verdict     string        `json:"verdict"`
+	// HostCPU is the processor time the whole host used during the judge,
+	// per test (/proc/stat): the container's own cost is what bounds the
+	// judge once the program's is trivial. Top lists the cgroups that
+	// used most of it, per test.
+	HostCPU      time.Duration `json:"host_cpu_per_test_ns"`
+	Top          []cgroupCPU   `json:"top_cgroups_per_test"`
 	CriticalFrac float64       `json:"critical_over_podman_run"`
 	WallFrac     float64       `json:"tests_wall_over_sequential_podman_runs"`
 }
@@ -173,12 +182,17 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 
 // benchJudgeOnce judges the trivial problem and sums it up.
 func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []string, n, parallel int) (benchJudge, error) {
+	cpu0, cg0 := hostCPU(), cgroupUsage()
 	began := time.Now()
 	res, err := judgeTrivial(ctx, r, image, argv, n, parallel)
 	if err != nil {
 		return benchJudge{}, err
 	}
 	j := benchJudge{Parallel: res.Parallel, Tests: len(res.Tests), TestsWall: res.TestsWall, Wall: time.Since(began), Verdict: string(res.Verdict)}
+	if cpu0 >= 0 {
+		j.HostCPU = (hostCPU() - cpu0) / time.Duration(n)
+	}
+	j.Top = topCgroups(cg0, cgroupUsage(), n, 6)
 	if res.Verdict != plugin.AC {
 		return j, fmt.Errorf("the trivial problem was judged %s (%s), not AC: the figures would mean nothing", res.Verdict, res.Note)
 	}
@@ -271,6 +285,10 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(w, "  per-test critical path median %10s  %.3f × podman run (max %s)\n", ms(j.Critical), j.CriticalFrac, ms(j.CriticalMax))
 		fmt.Fprintf(w, "  tests wall (build end→verdict) %10s  %.3f × %d sequential podman runs\n", ms(j.TestsWall), j.WallFrac, j.Tests)
 		fmt.Fprintf(w, "  judge wall (build included)   %10s  %.1f tests/s\n", ms(j.Wall), j.TestsPerSec)
+		fmt.Fprintf(w, "  host CPU per test             %10s  (bound on tests wall: %s on %d cores)\n", ms(j.HostCPU), ms(j.HostCPU*time.Duration(j.Tests)/time.Duration(runtime.NumCPU())), runtime.NumCPU())
+		for _, c := range j.Top {
+			fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
+		}
 	}
 	for _, b := range r.Burners {
 		parts := make([]string, len(b.Reported))
@@ -279,4 +297,86 @@ func printBench(w io.Writer, r benchReport) {
 		}
 		fmt.Fprintf(w, "burner, P = %d: reported/bare rusage (bare %s) %s\n", b.Parallel, ms(b.Bare), strings.Join(parts, " "))
 	}
+}
+
+// hostCPU is the processor time all cores have spent busy since boot
+// (/proc/stat's first line, all but idle and iowait); -1 if unreadable.
+func hostCPU() time.Duration {
+	data, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return -1
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	f := strings.Fields(line)
+	if len(f) < 8 || f[0] != "cpu" {
+		return -1
+	}
+	var ticks int64
+	for i, v := range f[1:] {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return -1
+		}
+		if i != 3 && i != 4 { // idle, iowait
+			ticks += n
+		}
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
+}
+
+// cgroupCPU is one cgroup's processor time over a judge, per test.
+type cgroupCPU struct {
+	Path string        `json:"path"`
+	CPU  time.Duration `json:"cpu_ns"`
+}
+
+// cgroupUsage reads cpu.stat usage of the cgroups down to three levels below
+// the root, where the runtime's services and the users' managers live.
+func cgroupUsage() map[string]time.Duration {
+	use := map[string]time.Duration{}
+	root := cgroupdrv.DefaultRoot
+	_ = filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		if rel != "." && strings.Count(rel, "/") >= 3 {
+			return filepath.SkipDir
+		}
+		if v, err := cgroupdrv.CPUUsage(p); err == nil && rel != "." {
+			use[rel] = v
+		}
+		return nil
+	})
+	return use
+}
+
+// topCgroups gives the k leaf-most cgroups that used most processor time
+// between two readings, per test; a parent is left out when a child of it
+// is listed for most of its time.
+func topCgroups(before, after map[string]time.Duration, n, k int) []cgroupCPU {
+	var all []cgroupCPU
+	for p, v := range after {
+		if d := v - before[p]; d > 0 {
+			all = append(all, cgroupCPU{p, d / time.Duration(n)})
+		}
+	}
+	slices.SortFunc(all, func(a, b cgroupCPU) int { return int(b.CPU - a.CPU) })
+	var top []cgroupCPU
+	for _, c := range all {
+		covered := false
+		for _, o := range all {
+			if strings.HasPrefix(o.Path, c.Path+"/") && o.CPU*2 > c.CPU {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			top = append(top, c)
+		}
+		if len(top) == k {
+			break
+		}
+	}
+	return top
 }

@@ -2,7 +2,9 @@ package main
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/podjail/podjail/internal/hosttest"
 )
@@ -22,4 +24,19 @@ func TestPodjailBench(t *testing.T) {
 		t.Fatal("podjail bench failed")
 	}
 	assertNothingLeft(t, env, "")
+}
+
+// TestTopCgroupsLeafMost: the breakdown names where the time went, not
+// every parent above it, and divides by the number of tests.
+func TestTopCgroupsLeafMost(t *testing.T) {
+	before := map[string]time.Duration{"system.slice": time.Second, "system.slice/podman.service": 0, "init.scope": 0}
+	after := map[string]time.Duration{"system.slice": 5 * time.Second, "system.slice/podman.service": 4 * time.Second, "init.scope": time.Second, "gone": 0}
+	top := topCgroups(before, after, 2, 5)
+	want := []cgroupCPU{{"system.slice/podman.service", 2 * time.Second}, {"init.scope", time.Second / 2}}
+	if !slices.Equal(top, want) {
+		t.Errorf("got %v, want %v", top, want)
+	}
+	if hostCPU() <= 0 {
+		t.Error("no processor time read from /proc/stat")
+	}
 }

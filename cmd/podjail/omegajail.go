@@ -17,7 +17,6 @@ import (
 	"github.com/podjail/podjail/plugin/omegajail"
 )
 
-
 // omegajailCommand does what omegaUp's Runner asks of omegajail (see
 // docs/omegajail.md): compile into the home directory, or run in it, each
 // in a fresh container, and write the .meta file the Runner parses. A
