@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,8 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/isolate"
+	"github.com/podjail/podjail/plugin/sandbox/engine"
+	"github.com/podjail/podjail/shim"
 )
 
 // isolateDefaultImage holds the programs an isolate user runs by their
@@ -48,6 +51,10 @@ func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout,
 			return isolate.ExitSandbox
 		}
 		fmt.Fprintln(stdout, dir)
+		return isolate.ExitOK
+	case isolate.ModeVersion:
+		// Judge0 shows this text (GET /isolate); it says what answers.
+		fmt.Fprintf(stdout, "The process isolator: podjail's isolate front (isolate 2.x command line)\npodjail %s\nSandbox directory: %s\nEach --run is a fresh Podman container; see podjail's docs/isolate.md\n", engine.BuildVersion(), root)
 		return isolate.ExitOK
 	case isolate.ModeCleanup:
 		if err := isolate.CleanupBox(root, cmd.BoxID); err != nil {
@@ -175,9 +182,8 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		return isolate.Meta{}, fmt.Errorf("no program to run")
 	}
 	if !path.IsAbs(prog[0]) {
-		if !strings.Contains(prog[0], "/") {
-			return isolate.Meta{}, fmt.Errorf("%s: give the program's path (podjail does not search PATH)", prog[0])
-		}
+		// isolate execs the program as named, without a PATH search: a
+		// bare name is a file of the working directory.
 		prog[0] = path.Join(cwd, prog[0])
 	}
 	run := plugin.RunRequest{
@@ -255,6 +261,11 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		return isolate.Meta{}, err
 	}
 	res, err := runner.Run(ctx, run)
+	var shimErr *plugin.ShimError
+	if errors.As(err, &shimErr) && shimErr.Step == string(shim.StepStart) {
+		log.Debug("the program could not be executed", "error", err)
+		return isolate.NotExecutable(isolate.Stats{CG: cmd.CG}), nil
+	}
 	if err != nil {
 		return isolate.Meta{}, err
 	}

@@ -156,6 +156,16 @@ func TestIsolateReplaysJudge0(t *testing.T) {
 	if r, m := run("spin.sh", "0.5"); r.code != 1 || m["status"] != "TO" {
 		t.Fatalf("spinner: exit %d, meta %v; want exit 1 and status TO", r.code, m)
 	}
+	// A program that cannot be executed is RE 127, as isolate's failed
+	// execve; Judge0 maps it to a runtime error, not an internal one.
+	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "42", "-M", meta, "--run", "--", "./nothere")
+	if m := readMeta(t, meta); r.code != 1 || m["status"] != "RE" || m["exitcode"] != "127" {
+		t.Errorf("a missing program: exit %d, meta %v; want exit 1, RE, exitcode 127", r.code, m)
+	}
+	// Judge0 serves `isolate --version` at GET /isolate.
+	if r := isolateAs(t, env, root, nil, "--version"); r.code != 0 || !strings.Contains(r.stdout, "podjail") {
+		t.Errorf("--version: exit %d, %q", r.code, r.stdout)
+	}
 	if r := isolateAs(t, env, root, nil, "--cg", "-b", "42", "--cleanup"); r.code != 0 {
 		t.Fatalf("cleanup: exit %d", r.code)
 	}

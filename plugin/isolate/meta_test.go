@@ -38,6 +38,9 @@ func TestWriteMeta(t *testing.T) {
 			"status:TO\nmessage:Time limit exceeded (wall clock)\nkilled:1\n" + figures + "cg-mem:6000\n", ExitFailed},
 		{"interrupted", interrupted, "exitsig:2\nstatus:SG\nmessage:Interrupted\nkilled:1\n" + figures, ExitFailed},
 		{"xx before start", Failed("Cannot run proxy, clone failed: x"), "status:XX\nmessage:Cannot run proxy, clone failed: x\n", ExitSandbox},
+		{"xx message of several lines: one line", Failed("shim failed at step start:\n  no such file\n"), "status:XX\nmessage:shim failed at step start: no such file\n", ExitSandbox},
+		{"not executable: RE 127 as isolate's failed execve", NotExecutable(Stats{}),
+			"time:0.000\ntime-wall:0.000\nmax-rss:0\ncsw-voluntary:0\ncsw-forced:0\nexitcode:127\nstatus:RE\nmessage:Exited with error status 127\n", ExitFailed},
 		{"xx while running", dieRunning, "status:XX\nmessage:wait4: boom\nkilled:1\n" + figures, ExitSandbox},
 		{"empty", Meta{}, "", ExitOK},
 	}

@@ -1,6 +1,9 @@
 package isolate
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // The constructors below give the Meta isolate writes for each way a
 // run ends (box_keeper and check_timeout in isolate.c), messages
@@ -35,8 +38,18 @@ func TimedOut(s Stats, wall, killed bool) Meta {
 }
 
 // Failed is an error of the sandbox before the program ran: status XX
-// and the message isolate also prints on stderr.
-func Failed(message string) Meta { return Meta{Status: StatusXX, Message: message} }
+// and the message isolate also prints on stderr, on one line (a meta
+// field ends at its newline; a judge reading a cut message, or none, could
+// take the run for one that ended well).
+func Failed(message string) Meta {
+	return Meta{Status: StatusXX, Message: strings.Join(strings.Fields(message), " ")}
+}
+
+// NotExecutable is a program that could not be executed (no such file,
+// not executable, a bad interpreter): isolate's child exits 127 after its
+// failed execve, so a judge sees RE with exit code 127, not a sandbox
+// error.
+func NotExecutable(s Stats) Meta { return Exited(s, 127) }
 
 // ExitCode is isolate's exit status for a run that wrote m: ExitOK with
 // no status, ExitFailed for RE, SG and TO, ExitSandbox for XX (and any

@@ -84,7 +84,7 @@ func (e *Engine) Capabilities(ctx context.Context) (sandbox.Capabilities, error)
 		return sandbox.Capabilities{}, Classify(err)
 	}
 	return sandbox.Capabilities{
-		Version:   version(),
+		Version:   BuildVersion(),
 		Languages: Languages(e.langs),
 		Host: sandbox.Host{
 			Rootless:      host.Rootless,
@@ -244,7 +244,9 @@ func Classify(err error) error {
 // plugin.FindShim).
 func FindShim(flagValue string) (string, error) { return plugin.FindShim(flagValue) }
 
-func version() string {
+// BuildVersion is podjail's version: Version when set at link time, else
+// the module version or the VCS revision the binary was built from.
+func BuildVersion() string {
 	if Version != "" {
 		return Version
 	}
