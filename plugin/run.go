@@ -87,6 +87,11 @@ type RunRequest struct {
 	Stop       <-chan struct{}
 	StopReason string
 
+	// FileSizeBytes is the largest file the program may write
+	// (RLIMIT_FSIZE: past it, SIGXFSZ). Zero value: the size of its
+	// scratch space, so that no file outgrows it.
+	FileSizeBytes int64
+
 	// Env adds NAME=VALUE entries to the program's environment, which is
 	// otherwise the shim's clean one. Zero value: nothing added.
 	Env []string
@@ -192,7 +197,7 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
 	case r.InputFile != "" && r.StdinStream != nil:
 		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
-	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
+	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
 	if r.InputFile != "" {
@@ -333,7 +338,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	// Judged runs get podjail's rlimits; a build keeps the image's, a
 	// compiler writes files larger than the scratch space.
 	if !req.Writable {
-		spec.Rlimits = policy.Rlimits(req.MemoryBytes, spec.Profile.ScratchBytes)
+		spec.Rlimits = policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, spec.Profile.ScratchBytes))
 	}
 	if r.Shim == "" {
 		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {

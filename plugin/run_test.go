@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/podjail/podjail/policy"
 )
 
 func TestCheckMakesTheInputPathAbsolute(t *testing.T) {
@@ -38,5 +40,36 @@ func TestCheckRefusesBadRequests(t *testing.T) {
 		if err := req.Check(); !errors.As(err, &reqErr) {
 			t.Errorf("%s: err = %v, want a RequestError", name, err)
 		}
+	}
+}
+
+// TestSpecFileSizeLimit: a judged run's largest file is the scratch size
+// unless the request says otherwise (isolate's --fsize).
+func TestSpecFileSizeLimit(t *testing.T) {
+	fsize := func(req RunRequest) uint64 {
+		t.Helper()
+		if err := req.Check(); err != nil {
+			t.Fatal(err)
+		}
+		r := &Runner{}
+		spec, _, err := r.spec(req, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rl := range spec.Rlimits {
+			if rl.Type == "RLIMIT_FSIZE" {
+				return rl.Hard
+			}
+		}
+		t.Fatal("no RLIMIT_FSIZE")
+		return 0
+	}
+	req := RunRequest{Image: "img", Command: []string{"/p"}}
+	if got, want := fsize(req), uint64(policy.Default().ScratchBytes); got != want {
+		t.Errorf("default: %d, want the scratch size %d", got, want)
+	}
+	req.FileSizeBytes = 1 << 30
+	if got := fsize(req); got != 1<<30 {
+		t.Errorf("asked 1 GiB: %d", got)
 	}
 }

@@ -24,7 +24,8 @@ const DefaultStackBytes = 256 << 20
 const OpenFiles = 64
 
 // Rlimits are the limits of a judged program's run, memoryBytes its memory
-// limit and scratchBytes its scratch tmpfs (either <= 0: none given).
+// limit and fileBytes the largest file it may write, normally the size of
+// its scratch tmpfs (either <= 0: none given).
 // Builds, which run compilers, keep the image's limits. Left out on
 // purpose:
 //   - RLIMIT_NPROC counts every process of a real uid in the user
@@ -35,7 +36,7 @@ const OpenFiles = 64
 //   - RLIMIT_AS breaks runtimes that reserve address space (the JVM, Go,
 //     sanitizers); memory.max bounds what is used.
 //   - RLIMIT_CPU: the runner's deadlines on the cgroup's cpu.stat decide TLE.
-func Rlimits(memoryBytes, scratchBytes int64) []Rlimit {
+func Rlimits(memoryBytes, fileBytes int64) []Rlimit {
 	stack := uint64(DefaultStackBytes)
 	if memoryBytes > 0 {
 		// Stack = memory limit, as many judges do: recursion as deep as
@@ -51,12 +52,12 @@ func Rlimits(memoryBytes, scratchBytes int64) []Rlimit {
 		{Type: "RLIMIT_STACK", Soft: stack, Hard: stack},
 		{Type: "RLIMIT_NOFILE", Soft: OpenFiles, Hard: OpenFiles},
 	}
-	if scratchBytes > 0 {
+	if fileBytes > 0 {
 		// No regular file may outgrow the scratch tmpfs; a write past it
 		// gets SIGXFSZ (EFBIG where ignored) rather than ENOSPC. It also
 		// bounds /dev/shm and memfd files, which the scratch size does not
 		// (a memfd larger than the scratch fails too).
-		rl = append(rl, Rlimit{Type: "RLIMIT_FSIZE", Soft: uint64(scratchBytes), Hard: uint64(scratchBytes)})
+		rl = append(rl, Rlimit{Type: "RLIMIT_FSIZE", Soft: uint64(fileBytes), Hard: uint64(fileBytes)})
 	}
 	return rl
 }

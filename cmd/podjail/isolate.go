@@ -202,6 +202,9 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	if run.TimeLimit <= 0 {
 		run.TimeLimit = cmd.WallTime
 	}
+	if cmd.FsizeKiB > 0 {
+		run.FileSizeBytes = int64(cmd.FsizeKiB) << 10 // CMS gives 1 GiB, Judge0 1-10 MiB
+	}
 	switch {
 	case cmd.CGMemKiB > 0:
 		run.MemoryBytes = int64(cmd.CGMemKiB) << 10
