@@ -211,14 +211,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	case cmd.MemKiB > 0:
 		run.MemoryBytes = int64(cmd.MemKiB) << 10
 	}
-	for _, e := range cmd.Env {
-		switch v, ok := os.LookupEnv(e.Name); {
-		case e.Set && e.Value != "":
-			run.Env = append(run.Env, e.Name+"="+e.Value)
-		case !e.Set && ok:
-			run.Env = append(run.Env, e.Name+"="+v)
-		}
-	}
+	run.Env = isolate.ProgramEnv(cmd.Env, cmd.FullEnv, os.Environ())
 	switch {
 	case cmd.Stdin != "":
 		if cmd.Stdin != "/dev/null" {

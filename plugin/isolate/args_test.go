@@ -3,6 +3,7 @@ package isolate
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +190,17 @@ func TestModeString(t *testing.T) {
 		if m.String() != want {
 			t.Errorf("%d: %q", m, m.String())
 		}
+	}
+}
+
+func TestProgramEnv(t *testing.T) {
+	environ := []string{"PATH=/caller/bin", "LANG=C.UTF-8", "SECRET=x", "=junk"}
+	rules := []EnvRule{{Name: "HOME", Value: "/tmp", Set: true}, {Name: "LANG"}, {Name: "NOPE"}, {Name: "SECRET", Set: true}}
+	if got, want := ProgramEnv(rules, false, environ), []string{"HOME=/tmp", "LANG=C.UTF-8"}; !slices.Equal(got, want) {
+		t.Errorf("rules only: %q, want %q", got, want)
+	}
+	// --full-env: the caller's whole environment, then the rules ("SECRET=" removes).
+	if got, want := ProgramEnv(rules, true, environ), []string{"PATH=/caller/bin", "LANG=C.UTF-8", "HOME=/tmp"}; !slices.Equal(got, want) {
+		t.Errorf("full env: %q, want %q", got, want)
 	}
 }

@@ -139,3 +139,45 @@ func indexOf(list []string, s string) int {
 	}
 	return -1
 }
+
+// ProgramEnv is what isolate gives the program from the caller's
+// environment environ (os.Environ()): with fullEnv all of it, else nothing
+// but what the rules pass on; then each rule in order, "NAME=VALUE" setting,
+// "NAME=" removing, "NAME" inheriting the caller's value if it has one.
+// (The sandbox's own base, PATH and HOME, is podjail's business.)
+func ProgramEnv(rules []EnvRule, fullEnv bool, environ []string) []string {
+	var names []string
+	vals := map[string]string{}
+	set := func(name, value string) {
+		if _, ok := vals[name]; !ok {
+			names = append(names, name)
+		}
+		vals[name] = value
+	}
+	caller := map[string]string{}
+	for _, kv := range environ {
+		if name, value, ok := strings.Cut(kv, "="); ok && name != "" {
+			caller[name] = value
+			if fullEnv {
+				set(name, value)
+			}
+		}
+	}
+	for _, r := range rules {
+		switch v, ok := caller[r.Name]; {
+		case r.Set && r.Value != "":
+			set(r.Name, r.Value)
+		case r.Set:
+			delete(vals, r.Name)
+		case ok:
+			set(r.Name, v)
+		}
+	}
+	var env []string
+	for _, n := range names {
+		if v, ok := vals[n]; ok {
+			env = append(env, n+"="+v)
+		}
+	}
+	return env
+}
