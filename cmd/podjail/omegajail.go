@@ -120,28 +120,7 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
-	run := plugin.RunRequest{
-		Image:     l.RunImage,
-		Command:   append(append([]string{}, l.Run...), req.ExtraArgs...),
-		Binds:     []bindings.Bind{{Source: homedir, Destination: lang.ArtefactDir}},
-		WallLimit: req.WallTimeLimit(), // from the go: the container's start is not counted
-		TimeLimit: l.ExtraTime,
-	}
-	if req.Stdin != "" && req.Stdin != "-" {
-		run.InputFile = req.Stdin
-	}
-	if req.TimeLimitMs != nil {
-		run.TimeLimit += time.Duration(*req.TimeLimitMs) * time.Millisecond
-	}
-	if run.TimeLimit == 0 {
-		run.TimeLimit = req.WallTimeLimit()
-	}
-	if req.MemoryLimit != nil {
-		run.MemoryBytes = int64(*req.MemoryLimit)
-	}
-	if req.OutputLimit != nil {
-		run.OutputLimit = int64(*req.OutputLimit)
-	}
+	run := omegajailRunRequest(req, l, homedir)
 	if req.Stdout != "" {
 		f, err := os.Create(req.Stdout)
 		if err != nil {
@@ -163,6 +142,45 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 	}
 	return omegajailMeta(res, run.MemoryBytes), nil
 }
+
+// omegajailRunRequest is the run of the home directory's artefacts. As in
+// omegajail, the home directory is the working directory, /home, with
+// HOME=/home: omegaUp's validators open data.in, data.out and meta.in
+// relative to it. The languages' commands find the artefacts at
+// lang.ArtefactDir, the same directory mounted there too.
+func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string) plugin.RunRequest {
+	run := plugin.RunRequest{
+		Image:   l.RunImage,
+		Command: append(append([]string{}, l.Run...), req.ExtraArgs...),
+		Binds: []bindings.Bind{
+			{Source: homedir, Destination: lang.ArtefactDir},
+			{Source: homedir, Destination: omegajailHome},
+		},
+		WorkDir:   omegajailHome,
+		Env:       []string{"HOME=" + omegajailHome},
+		WallLimit: req.WallTimeLimit(), // from the go: the container's start is not counted
+		TimeLimit: l.ExtraTime,
+	}
+	if req.Stdin != "" && req.Stdin != "-" {
+		run.InputFile = req.Stdin
+	}
+	if req.TimeLimitMs != nil {
+		run.TimeLimit += time.Duration(*req.TimeLimitMs) * time.Millisecond
+	}
+	if run.TimeLimit == 0 {
+		run.TimeLimit = req.WallTimeLimit()
+	}
+	if req.MemoryLimit != nil {
+		run.MemoryBytes = int64(*req.MemoryLimit)
+	}
+	if req.OutputLimit != nil {
+		run.OutputLimit = int64(*req.OutputLimit)
+	}
+	return run
+}
+
+// omegajailHome is where omegajail puts the home directory.
+const omegajailHome = "/home"
 
 // omegajailMeta says in omegajail's terms how the run ended: the Runner
 // turns SIGXCPU into TLE, SIGXFSZ into OLE, memory above the limit into

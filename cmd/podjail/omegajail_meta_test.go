@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
 )
 
@@ -26,5 +28,22 @@ func TestOmegajailMetaNamesTheSyscall(t *testing.T) {
 		if !strings.HasSuffix(b.String(), c.want) {
 			t.Errorf("syscall %q: meta\n%s\nwant it to end %q", c.name, b.String(), c.want)
 		}
+	}
+}
+
+// A run's working directory is the home directory at /home, with
+// HOME=/home, as omegajail's: omegaUp's validators open data.in there.
+func TestOmegajailRunIsInHome(t *testing.T) {
+	l, err := lang.Default().Lookup("cpp17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := omegajailRunRequest(omegajail.Request{}, l, "/var/grade/1/Main/bin")
+	home := false
+	for _, b := range run.Binds {
+		home = home || (b.Source == "/var/grade/1/Main/bin" && b.Destination == "/home" && !b.Writable)
+	}
+	if !home || run.WorkDir != "/home" || !slices.Contains(run.Env, "HOME=/home") {
+		t.Errorf("binds %+v, work dir %q, env %q: want the home directory read-only at /home, the working directory, HOME", run.Binds, run.WorkDir, run.Env)
 	}
 }
