@@ -60,8 +60,8 @@ func (o *omegaRunner) meta(name string) omegajail.Meta {
 	return m
 }
 
-// compile is the Runner's compile argv for a C++17 Main.cpp.
-func (o *omegaRunner) compile(source string) omegajail.Meta {
+// compile is the Runner's compile argv for a Main.cpp in language lang.
+func (o *omegaRunner) compile(lang, source string) omegajail.Meta {
 	o.t.Helper()
 	if err := os.WriteFile(filepath.Join(o.runRoot, "Main", "bin", "Main.cpp"), []byte(source), 0o644); err != nil {
 		o.t.Fatal(err)
@@ -69,12 +69,12 @@ func (o *omegaRunner) compile(source string) omegajail.Meta {
 	o.exec("--homedir", o.runRoot+"/Main/bin", "--homedir-writable",
 		"-1", o.runRoot+"/Main/compile.out", "-2", o.runRoot+"/Main/compile.err", "-M", o.runRoot+"/Main/compile.meta",
 		"-t", "30000", "-O", "10485760", "--root", "/var/lib/omegajail",
-		"--compile", "cpp17-gcc", "--compile-target", "Main", "--compile-source", "Main.cpp")
+		"--compile", lang, "--compile-target", "Main", "--compile-source", "Main.cpp")
 	return o.meta("Main/compile.meta")
 }
 
 // run is the Runner's run argv for case 1: 1 s, 256 MiB, 10 KiB of output.
-func (o *omegaRunner) run(input string) (omegajail.Meta, string) {
+func (o *omegaRunner) run(lang, input string) (omegajail.Meta, string) {
 	o.t.Helper()
 	in := filepath.Join(o.runRoot, "1.in")
 	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
@@ -82,7 +82,7 @@ func (o *omegaRunner) run(input string) (omegajail.Meta, string) {
 	}
 	o.exec("--homedir", o.runRoot+"/Main/bin", "-0", in, "-1", o.runRoot+"/1.out", "-2", o.runRoot+"/1.err",
 		"-M", o.runRoot+"/1.meta", "-m", "268435456", "-t", "1000", "-w", "0", "-O", "10240",
-		"--root", "/var/lib/omegajail", "--run", "cpp17-gcc", "--run-target", "Main")
+		"--root", "/var/lib/omegajail", "--run", lang, "--run-target", "Main")
 	out, _ := os.ReadFile(filepath.Join(o.runRoot, "1.out"))
 	return o.meta("1.meta"), string(out)
 }
@@ -92,25 +92,26 @@ const aPlusBCpp = "#include <iostream>\nint main() { long long a, b; std::cin >>
 func TestOmegajailReplaysTheRunner(t *testing.T) {
 	env := hosttest.Podman(t)
 	o := newOmegaRunner(t, env)
-	if m := o.compile(aPlusBCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
+	if m := o.compile("cpp17-gcc", aPlusBCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
 		errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
 		t.Fatalf("compile meta %+v, compile.err:\n%s", m, errOut)
 	}
-	m, out := o.run("19 23\n")
+	m, out := o.run("cpp17-gcc", "19 23\n")
 	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "OK" || out != "42\n" {
 		t.Fatalf("run: verdict %s, meta %+v, output %q; want OK and 42", v, m, out)
 	}
 	t.Logf("meta: %+v", m)
 
-	if m := o.compile("int main() { for (volatile unsigned long x = 0;; x++); }\n"); m.ExitStatus == nil || *m.ExitStatus != 0 {
-		t.Fatalf("compile of the spinner: %+v", m)
+	// cpp11: what omegaUp compiles its validators and libinteractive parents as.
+	if m := o.compile("cpp11", "int main() { for (volatile unsigned long x = 0;; x++); }\n"); m.ExitStatus == nil || *m.ExitStatus != 0 {
+		t.Fatalf("compile of the spinner as cpp11: %+v", m)
 	}
-	m, _ = o.run("")
-	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "TLE" {
+	m, _ = o.run("cpp11", "")
+	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp11", 268435456)); v != "TLE" {
 		t.Fatalf("spinner: verdict %s, meta %+v; want TLE", v, m)
 	}
 
-	if m := o.compile("int main( {\n"); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) == "OK" {
+	if m := o.compile("cpp17-gcc", "int main( {\n"); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) == "OK" {
 		t.Fatalf("a syntax error compiled: %+v", m)
 	}
 	if errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err")); !strings.Contains(string(errOut), "error") {

@@ -81,7 +81,7 @@ func TestLoadDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp17", "cpp20", "java21"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "java21"}; !slices.Equal(got, want) {
 		t.Errorf("IDs() = %q, want %q", got, want)
 	}
 	j := mustLookup(t, tab, "JAVA")

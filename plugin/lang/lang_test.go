@@ -16,7 +16,7 @@ func TestEmbeddedTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded languages.yaml: %v", err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp17", "cpp20", "python3"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "python3"}; !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %q, want %q", got, want)
 	}
 	if Default() != Default() {

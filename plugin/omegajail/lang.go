@@ -24,12 +24,14 @@ var languages = []string{
 
 // podjailIDs maps omegaUp names to podjail language IDs. omegajail
 // compiles each of these with the same language standard as podjail's
-// entry ("c" is gcc -std=c11; "py" is Python 3). The clang variants get
-// gcc: same standard, another compiler. C++03/C++11 are left out: podjail
-// has no such standard, and building them as C++17 could change whether
-// and how a submission compiles.
+// entry ("c" is gcc -std=c11; "cpp" is -std=c++11, as omegajail's
+// options.rs builds it, and what omegaUp compiles its validators and
+// libinteractive parents as; "py" is Python 3). The clang variants get gcc:
+// same standard, another compiler.
 var podjailIDs = map[string]string{
 	"c": "c11", "c11-gcc": "c11", "c11-clang": "c11",
+	"cpp03-gcc": "cpp03", "cpp03-clang": "cpp03",
+	"cpp": "cpp11", "cpp11": "cpp11", "cpp11-gcc": "cpp11", "cpp11-clang": "cpp11",
 	"cpp17-gcc": "cpp17", "cpp17-clang": "cpp17",
 	"cpp20-gcc": "cpp20", "cpp20-clang": "cpp20",
 	"py": "python3", "py3": "python3",
@@ -40,7 +42,7 @@ var podjailIDs = map[string]string{
 func Languages() []string { return slices.Clone(languages) }
 
 // LanguageID returns podjail's language ID for an omegaUp language name:
-// "c11", "cpp17", "cpp20" or "python3". Any other name is an error
+// "c11", "cpp03", "cpp11", "cpp17", "cpp20" or "python3". Any other name is an error
 // wrapping ErrUnsupportedLanguage that names it.
 func LanguageID(omegaName string) (string, error) {
 	if id, ok := podjailIDs[omegaName]; ok {

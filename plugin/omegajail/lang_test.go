@@ -11,6 +11,8 @@ import (
 func TestLanguageID(t *testing.T) {
 	want := map[string]string{
 		"c": "c11", "c11-gcc": "c11", "c11-clang": "c11",
+		"cpp03-gcc": "cpp03", "cpp03-clang": "cpp03",
+		"cpp": "cpp11", "cpp11": "cpp11", "cpp11-gcc": "cpp11", "cpp11-clang": "cpp11",
 		"cpp17-gcc": "cpp17", "cpp17-clang": "cpp17",
 		"cpp20-gcc": "cpp20", "cpp20-clang": "cpp20",
 		"py": "python3", "py3": "python3",
