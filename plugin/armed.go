@@ -86,12 +86,26 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	if err := a.reserveLevel(&spec); err != nil {
 		return nil, err
 	}
-	if err := a.makeParent(ctx, &spec); err != nil {
+	// What makes something on the host (the parent, the container) is not
+	// cut short by the caller: a request cancelled in flight may still be
+	// carried out by systemd or Podman, and what we never learn the name of
+	// we cannot remove. The caller's end is looked at once it is made.
+	made, cancelMade := context.WithTimeout(context.WithoutCancel(ctx), armTimeout)
+	defer cancelMade()
+	if err := a.makeParent(made, &spec); err != nil {
 		return nil, err
 	}
 	a.began = time.Now()
-	if err := a.create(ctx, spec); err != nil {
+	if err := a.create(made, spec); err != nil {
 		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if req.Prepare != nil {
+		if err := req.Prepare(ctx, r.Runtime, a.id); err != nil {
+			return nil, err
+		}
 	}
 	var in io.Reader = req.StdinStream
 	if stdin != nil {
@@ -156,9 +170,6 @@ func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
 	}
 	a.id, a.res.ContainerID = id, id
 	a.r.log().Debug("container created", "name", a.res.Container)
-	if a.req.Prepare != nil {
-		return a.req.Prepare(ctx, a.r.Runtime, id)
-	}
 	return nil
 }
 

@@ -345,3 +345,46 @@ func TestFireWithEndedContextStartsNothing(t *testing.T) {
 	}
 	assertNothingLeft(t, rt, cg)
 }
+
+// slowCreate is a runtime whose Create is carried out by the service even
+// when the caller gives up waiting, as Podman does: the caller then never
+// learns the container's id unless it waited.
+type slowCreate struct {
+	*fakeRuntime
+	entered, release chan struct{}
+}
+
+func (s slowCreate) Create(ctx context.Context, spec bindings.Spec) (string, error) {
+	close(s.entered)
+	<-s.release
+	id, err := s.fakeRuntime.Create(context.WithoutCancel(ctx), spec)
+	if ctx.Err() != nil {
+		return "", ctx.Err() // the answer was lost with the request
+	}
+	return id, err
+}
+
+// TestArmCancelledDuringCreateLeavesNothing: a judge that ends while a
+// test's container is being created (its cutoff, Ctrl-C) must still
+// remove that container; found in the VM as containers left "created".
+func TestArmCancelledDuringCreateLeavesNothing(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{}))
+	slow := slowCreate{rt, make(chan struct{}), make(chan struct{})}
+	r.Runtime = slow
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := r.Arm(ctx, RunRequest{Image: "img", Command: []string{"/p"}})
+		errc <- err
+	}()
+	<-slow.entered
+	cancel()
+	close(slow.release)
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Arm after its caller ended: %v, want context.Canceled", err)
+	}
+	if s := rt.state(); len(s.created) != 1 || len(s.goes) != 0 {
+		t.Fatalf("%+v: want the one container created, never fired", s)
+	}
+	assertNothingLeft(t, rt, cg)
+}
