@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build test unit vet vm-payload test-vm test-vm-selinux sample clean
+.PHONY: all build test unit vet vm-image vm-payload test-vm test-vm-selinux sample clean
 
 all: build
 
@@ -44,7 +44,6 @@ vm-payload: build
 	mkdir -p $(PAYLOAD)/progs/hostile
 	for f in cmd/podjail/testdata/hostile/*.c; do [ -e "$$f" ] || continue; \
 		$(CC) -static -O2 -pthread -o $(PAYLOAD)/progs/hostile/$$(basename $$f .c) $$f || exit 1; done
-	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-3x}" > $(PAYLOAD)/testflags
 
 # Boots the test VM (building its image once, cached) and runs the
 # integration tests there as root and as an unprivileged user.
@@ -59,8 +58,15 @@ test-vm-selinux: vm-payload
 	PODJAIL_TESTVM_APPEND="security=selinux selinux=1 enforcing=0 systemd.unit=multi-user.target" \
 		PODJAIL_TESTVM_OUT=$(OUT)/testvm-out-selinux bash hack/testvm/run.sh $(PAYLOAD)
 
-# Everything: vet, unit tests here, integration tests in the VM.
-test: vet unit test-vm test-vm-selinux
+# The test VM's image (built once, cached; see hack/testvm/README.md).
+vm-image:
+	bash hack/testvm/build.sh >/dev/null
+
+# Everything: vet, unit tests here, integration tests in the VM. The image
+# builds (mostly downloads and dpkg) while vet and the unit tests compile.
+test:
+	$(MAKE) -j3 --output-sync=target vet unit vm-image
+	$(MAKE) test-vm test-vm-selinux
 
 # Runs a sample end to end: directly when this host passes `podjail doctor`,
 # otherwise inside the test VM.

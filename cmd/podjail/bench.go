@@ -50,6 +50,8 @@ type benchJudge struct {
 	// Fired is the median from a test's go to the end of its run: its
 	// critical path when it was armed by its turn.
 	Fired time.Duration `json:"fired_median_ns"`
+	// Peak is the median of the program's peak memory.
+	Peak int64 `json:"peak_median_bytes"`
 	// TestsWall is from the end of the build to the last verdict; Wall
 	// the whole judge, setup of the runner aside.
 	TestsWall   time.Duration `json:"tests_wall_ns"`
@@ -200,10 +202,14 @@ func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []
 		return j, fmt.Errorf("the trivial problem was judged %s (%s), not AC: the figures would mean nothing", res.Verdict, res.Note)
 	}
 	var crit, fired []time.Duration
+	var peaks []int64
 	for _, t := range res.Tests {
 		crit = append(crit, t.Critical)
 		fired = append(fired, t.Run.Wall)
+		peaks = append(peaks, t.Peak)
 	}
+	slices.Sort(peaks)
+	j.Peak = peaks[len(peaks)/2]
 	slices.Sort(crit)
 	slices.Sort(fired)
 	j.Critical, j.CriticalMax = crit[len(crit)/2], crit[len(crit)-1]
@@ -287,7 +293,7 @@ func printBench(w io.Writer, r benchReport) {
 	fmt.Fprintf(w, "podman run --rm (median)        %10s  1.00 ×\n", ms(r.PodmanRun))
 	fmt.Fprintf(w, "podjail run, whole (median)     %10s  %.2f ×\n", ms(r.PodjailRun), r.PodjailRun.Seconds()/r.PodmanRun.Seconds())
 	for _, j := range r.Judges {
-		fmt.Fprintf(w, "judge %d tests, P = %d:\n", j.Tests, j.Parallel)
+		fmt.Fprintf(w, "judge %d tests, P = %d (the program's peak memory, median: %d KiB):\n", j.Tests, j.Parallel, j.Peak>>10)
 		fmt.Fprintf(w, "  per-test critical path median %10s  %.3f × podman run (max %s)\n", ms(j.Critical), j.CriticalFrac, ms(j.CriticalMax))
 		fmt.Fprintf(w, "  go to end of run, median       %10s  %.3f × podman run\n", ms(j.Fired), j.Fired.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "  tests wall (build end→verdict) %10s  %.3f × %d sequential podman runs\n", ms(j.TestsWall), j.WallFrac, j.Tests)

@@ -177,50 +177,6 @@ func TestMeasureWithoutShimWarnsAndUsesTheCgroup(t *testing.T) {
 	assertNothingLeft(t, env, "")
 }
 
-// BenchmarkMeasureBurn reports, per run of a 1 s CPU burner: the reported
-// time over the bare run's rusage, and the container's own CPU cost.
-func BenchmarkMeasureBurn(b *testing.B) {
-	env := hosttest.Podman(b)
-	bare := bareRusage(b, env, 1000)
-	var ratio, cost float64
-	n := 0
-	for b.Loop() {
-		res := benchRun(b, env, tprog, "burn", "1000")
-		ratio += float64(res.Measure.Time) / float64(bare)
-		cost += res.Measure.ContainerCost.Seconds() * 1000
-		n++
-	}
-	b.ReportMetric(ratio/float64(n), "reported/bare")
-	b.ReportMetric(cost/float64(n), "container-cost-ms")
-}
-
-// BenchmarkMeasureTrivial reports the trivial program's peak and the
-// container's own peak.
-func BenchmarkMeasureTrivial(b *testing.B) {
-	env := hosttest.Podman(b)
-	var peak, cpeak float64
-	n := 0
-	for b.Loop() {
-		res := benchRun(b, env, trivial)
-		peak += float64(res.Measure.Peak) / 1024
-		cpeak += float64(res.Measure.ContainerPeak) / 1024
-		n++
-	}
-	b.ReportMetric(peak/float64(n), "peak-KiB")
-	b.ReportMetric(cpeak/float64(n), "container-peak-KiB")
-}
-
-func benchRun(b *testing.B, env hosttest.Env, argv ...string) plugin.RunResult {
-	b.Helper()
-	args := append([]string{"run", "--json", "--image", env.Image, "--output", os.DevNull, "--"}, argv...)
-	r := podjail(b, env, args...)
-	var res plugin.RunResult
-	if r.code != 0 || jsonUnmarshal(r.stdout, &res) != nil {
-		b.Fatalf("podjail %v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
-	}
-	return res
-}
-
 func jsonUnmarshal(s string, v any) error { return json.Unmarshal([]byte(s), v) }
 
 // TestRunPhasesAreLogged shows where a trivial run's elapsed time goes
