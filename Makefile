@@ -44,6 +44,7 @@ vm-payload: build
 	mkdir -p $(PAYLOAD)/progs/hostile
 	for f in cmd/podjail/testdata/hostile/*.c; do [ -e "$$f" ] || continue; \
 		$(CC) -static -O2 -pthread -o $(PAYLOAD)/progs/hostile/$$(basename $$f .c) $$f || exit 1; done
+	echo "-test.bench=. -test.benchtime=$${BENCHTIME:-3x}" > $(PAYLOAD)/testflags
 
 # Boots the test VM (building its image once, cached) and runs the
 # integration tests there as root and as an unprivileged user.
