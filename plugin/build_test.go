@@ -91,3 +91,24 @@ func TestSweepRemovesOnlyOrphans(t *testing.T) {
 		t.Errorf("left %d, mine removed %t", s.live, rt.container(mine).removed)
 	}
 }
+
+// A create a killed instance had in flight lands after the next runner's
+// start swept: that runner's Close takes it.
+func TestCloseSweepsWhatLandedAfterTheStart(t *testing.T) {
+	r, rt, _ := fakeRunner(t, nil)
+	mine, err := rt.Create(context.Background(), bindings.Spec{Name: "mine", Image: "i", Labels: testSelf.Labels("run")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := testSelf
+	dead.BootID = "an-earlier-boot"
+	late, err := rt.Create(context.Background(), bindings.Spec{Name: "late", Image: "i", Labels: dead.Labels("run")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close(context.Background())
+	if !rt.container(late).removed || rt.container(mine).removed {
+		t.Errorf("after Close: the dead instance's removed %t (want true), ours removed %t (want false)",
+			rt.container(late).removed, rt.container(mine).removed)
+	}
+}

@@ -74,11 +74,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	// side, a one-run command pays the longer of the two, not their sum.
 	var swept sync.WaitGroup
 	swept.Go(func() {
-		if gone, err := Sweep(ctx, client, self); err != nil {
-			log.Warn("sweeping containers of dead podjail instances failed", "error", err)
-		} else if len(gone) > 0 {
-			log.Info("removed containers left by dead podjail instances", "containers", gone)
-		}
+		sweepContainers(ctx, client, self, log)
 		step("sweep containers")
 	})
 	r, err := hostSetup(ctx, client, self, log, step)
@@ -94,6 +90,37 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	return r, nil
 }
 
+// Close sweeps once more what dead podjail instances left. A request a
+// killed instance had in flight when it died (a container's create, a
+// parent's transient unit) is carried out by Podman or systemd all the
+// same, and can land after this runner's start swept.
+func (r *Runner) Close(ctx context.Context) {
+	log := r.Log
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	sweepContainers(ctx, r.Runtime, r.Self, log)
+	if r.Cgroups != nil {
+		sweepParentsLogged(ctx, r.Cgroups, r.Self, log)
+	}
+}
+
+func sweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, log hclog.Logger) {
+	if gone, err := Sweep(ctx, rt, self); err != nil {
+		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
+	} else if len(gone) > 0 {
+		log.Info("removed containers left by dead podjail instances", "containers", gone)
+	}
+}
+
+func sweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, log hclog.Logger) {
+	if swept, err := SweepParents(ctx, d, self); err != nil {
+		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
+	} else if len(swept) > 0 {
+		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
+	}
+}
+
 // hostSetup asks the service about its host, picks the cgroup driver,
 // sweeps dead instances' parents and writes the seccomp profile.
 func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string)) (*Runner, error) {
@@ -106,11 +133,7 @@ func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log 
 	if err != nil {
 		return nil, err
 	}
-	if swept, err := SweepParents(ctx, driver, self); err != nil {
-		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
-	} else if len(swept) > 0 {
-		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
-	}
+	sweepParentsLogged(ctx, driver, self, log)
 	step("sweep parents")
 	profile, err := policy.WriteSeccomp(seccompDir(host.Rootless))
 	if err != nil {

@@ -141,6 +141,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return fail(exitFailure, err)
 	}
+	defer runner.Close(context.WithoutCancel(ctx))
 	parallels := []int{1}
 	if n := len(runner.Cores); n > 1 {
 		parallels = append(parallels, n)

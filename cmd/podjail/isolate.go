@@ -256,6 +256,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	if err != nil {
 		return isolate.Meta{}, err
 	}
+	defer runner.Close(context.WithoutCancel(ctx))
 	res, err := runner.Run(ctx, run)
 	var shimErr *plugin.ShimError
 	if errors.As(err, &shimErr) && shimErr.Step == string(shim.StepStart) {

@@ -81,6 +81,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return fail(exitFailure, err)
 	}
+	defer runner.Close(context.WithoutCancel(ctx))
 	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel}
 	progress := newProgress(stderr, isTerminal(stderr))
 	req.Progress = progress.update

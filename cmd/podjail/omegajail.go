@@ -46,6 +46,7 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 	if err != nil {
 		return fail(exitFailure, err)
 	}
+	defer runner.Close(context.WithoutCancel(ctx))
 	var meta omegajail.Meta
 	if req.Mode == omegajail.ModeCompile {
 		meta, err = omegajailCompile(ctx, runner, req, l)

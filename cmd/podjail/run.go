@@ -93,6 +93,7 @@ func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, l
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
+	defer r.Close(context.WithoutCancel(ctx))
 	return r.Run(ctx, req)
 }
 
