@@ -35,6 +35,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	stopFirst := fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
 	asJSON := fs.Bool("json", false, "print the judgement as JSON on stdout")
+	service := serviceFlag(fs)
 	parallel := fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -51,6 +52,21 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return fail(exitUsage, err)
 	}
+	source, err := os.ReadFile(fs.Arg(1))
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	svc, closeSvc, err := dialService(ctx, *service, log)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	if svc != nil {
+		defer closeSvc()
+		if *langFile != "" {
+			return fail(exitUsage, errors.New("--languages does not apply through a service, whose table is its own (podjail serve --languages); --service none judges here"))
+		}
+	}
+	// Through a service, --lang is the service's to look up.
 	table := lang.Default()
 	if *langFile != "" {
 		if table, err = lang.Load(*langFile); err != nil {
@@ -58,35 +74,39 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 	}
 	var l lang.Language
-	if *langName != "" {
+	switch {
+	case svc != nil && *langName != "":
+		l = lang.Language{ID: *langName, Name: *langName}
+	case *langName != "":
 		l, err = table.Lookup(*langName)
-	} else {
+	default:
 		l, err = table.ForFile(fs.Arg(1))
 	}
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	source, err := os.ReadFile(fs.Arg(1))
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	shimPath, err := findShim(*shimFlag)
-	if err != nil {
-		return fail(exitUsage, err)
-	}
-	if shimPath == "" {
-		return fail(exitUsage, errors.New("judging needs podjail-shim: put it beside podjail or pass --shim"))
-	}
-	runner, err := newRunner(ctx, *url, shimPath, log)
-	if err != nil {
-		return fail(exitFailure, err)
-	}
-	defer runner.Close(context.WithoutCancel(ctx))
-	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel}
 	progress := newProgress(stderr, isTerminal(stderr))
-	req.Progress = progress.update
-	fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
-	res, err := runner.Judge(ctx, req)
+	var res plugin.JudgeResult
+	if svc != nil {
+		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
+		res, err = judgeThroughService(ctx, svc, fs.Arg(0), l.ID, source, *stopFirst, *parallel, progress)
+	} else {
+		var shimPath string
+		if shimPath, err = findShim(*shimFlag); err != nil {
+			return fail(exitUsage, err)
+		}
+		if shimPath == "" {
+			return fail(exitUsage, errors.New("judging needs podjail-shim: put it beside podjail or pass --shim"))
+		}
+		var runner *plugin.Runner
+		if runner, err = newRunner(ctx, *url, shimPath, log); err != nil {
+			return fail(exitFailure, err)
+		}
+		defer runner.Close(context.WithoutCancel(ctx))
+		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel, Progress: progress.update}
+		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
+		res, err = runner.Judge(ctx, req)
+	}
 	progress.done()
 	if err != nil {
 		if isBadInput(err) {

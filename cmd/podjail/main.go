@@ -27,6 +27,7 @@ commands:
   isolate    isolate's command line, for CMS, Judge0 and others (docs/isolate.md)
   doctor   check that this host can run podjail
   bench    measure podjail against podman run on this host
+  serve    serve judges on a Unix socket; judge goes through it (docs/service.md)
 
 Run "podjail COMMAND -h" for a command's flags.
 `
@@ -72,6 +73,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
+	case "serve":
+		return serveCommand(ctx, args[1:], stderr, log)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr, log)
 	case "-h", "--help", "help":

@@ -14,6 +14,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/sandbox"
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
@@ -109,7 +110,7 @@ func findShim(flagValue string) (string, error) { return plugin.FindShim(flagVal
 func isBadInput(err error) bool {
 	var reqErr *plugin.RequestError
 	var imgErr *bindings.ImageMissingError
-	return errors.As(err, &reqErr) || errors.As(err, &imgErr)
+	return errors.As(err, &reqErr) || errors.As(err, &imgErr) || errors.Is(err, sandbox.ErrInvalidArgument)
 }
 
 func printRunReport(w io.Writer, r plugin.RunResult, verbose bool) {

@@ -144,6 +144,7 @@ func (c *Client) Judge(ctx context.Context, req JudgeRequest, progress func(Test
 		LanguageId:         req.Language,
 		Source:             req.Source,
 		StopOnFirstFailure: req.StopOnFirstFailure,
+		Parallel:           int32(req.Parallel),
 	})
 	if err != nil {
 		return JudgeResult{}, fromStatus(err)

@@ -175,6 +175,9 @@ type JudgeRequest struct {
 	Source   []byte
 	// StopOnFirstFailure stops after the first test that is not AC.
 	StopOnFirstFailure bool
+	// Parallel is how many tests run at once, each on a core of its own.
+	// Zero: one per core the plugin may use; 1: one after the other.
+	Parallel int
 }
 
 // TestResult is the judgement of one test.

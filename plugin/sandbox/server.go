@@ -310,6 +310,7 @@ func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) erro
 		Language:           req.GetLanguageId(),
 		Source:             req.GetSource(),
 		StopOnFirstFailure: req.GetStopOnFirstFailure(),
+		Parallel:           int(req.GetParallel()),
 	}, progress)
 	switch {
 	case err != nil:

@@ -180,6 +180,7 @@ func (e *Engine) Judge(ctx context.Context, req sandbox.JudgeRequest, progress f
 		Source:             req.Source,
 		Languages:          e.langs,
 		StopOnFirstFailure: req.StopOnFirstFailure,
+		Parallel:           req.Parallel,
 		TmpDir:             e.tmpDir,
 		Progress: func(done, total int, t plugin.TestResult) {
 			progress(TestResult(done, total, t))
@@ -338,4 +339,15 @@ func (l *Lazy) Judge(ctx context.Context, req sandbox.JudgeRequest, progress fun
 		return sandbox.JudgeResult{}, err
 	}
 	return e.Judge(ctx, req, progress)
+}
+
+// Close sweeps, once more, what dead podjail instances left (see
+// plugin.Runner.Close), if the engine was ever made.
+func (l *Lazy) Close(ctx context.Context) {
+	l.mu.Lock()
+	e := l.eng
+	l.mu.Unlock()
+	if e != nil {
+		e.runner.Close(ctx)
+	}
 }

@@ -1013,8 +1013,11 @@ type JudgeRequest struct {
 	Source     []byte `protobuf:"bytes,3,opt,name=source,proto3" json:"source,omitempty"`
 	// stop_on_first_failure stops after the first test that is not AC.
 	StopOnFirstFailure bool `protobuf:"varint,4,opt,name=stop_on_first_failure,json=stopOnFirstFailure,proto3" json:"stop_on_first_failure,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// parallel is how many tests run at once, each pinned to a core of its
+	// own; 0: one per core the plugin may use; 1: one after the other.
+	Parallel      int32 `protobuf:"varint,5,opt,name=parallel,proto3" json:"parallel,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JudgeRequest) Reset() {
@@ -1073,6 +1076,13 @@ func (x *JudgeRequest) GetStopOnFirstFailure() bool {
 		return x.StopOnFirstFailure
 	}
 	return false
+}
+
+func (x *JudgeRequest) GetParallel() int32 {
+	if x != nil {
+		return x.Parallel
+	}
+	return 0
 }
 
 type JudgeEvent struct {
@@ -1415,14 +1425,15 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04wall\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\x04wall\"(\n" +
 	"\x0eReleaseRequest\x12\x16\n" +
 	"\x06handle\x18\x01 \x01(\tR\x06handle\"\x11\n" +
-	"\x0fReleaseResponse\"\x9b\x01\n" +
+	"\x0fReleaseResponse\"\xb7\x01\n" +
 	"\fJudgeRequest\x12\x1f\n" +
 	"\vproblem_dir\x18\x01 \x01(\tR\n" +
 	"problemDir\x12\x1f\n" +
 	"\vlanguage_id\x18\x02 \x01(\tR\n" +
 	"languageId\x12\x16\n" +
 	"\x06source\x18\x03 \x01(\fR\x06source\x121\n" +
-	"\x15stop_on_first_failure\x18\x04 \x01(\bR\x12stopOnFirstFailure\"v\n" +
+	"\x15stop_on_first_failure\x18\x04 \x01(\bR\x12stopOnFirstFailure\x12\x1a\n" +
+	"\bparallel\x18\x05 \x01(\x05R\bparallel\"v\n" +
 	"\n" +
 	"JudgeEvent\x12,\n" +
 	"\x04test\x18\x01 \x01(\v2\x16.podjail.v1.TestResultH\x00R\x04test\x121\n" +

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os/user"
+	"strconv"
+	"time"
+
+	"github.com/coreos/go-systemd/v22/activation"
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/sandbox"
+	"github.com/podjail/podjail/plugin/sandbox/engine"
+)
+
+func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclog.Logger) int {
+	fs := flag.NewFlagSet("podjail serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: podjail serve [flags]\n\nServes podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.")
+		fs.PrintDefaults()
+	}
+	url := urlFlag(fs)
+	listen := fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
+	group := fs.String("group", "", "`group` whose members may call too (socket mode 0660); default: only root and this user")
+	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
+	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
+		return exitUsage
+	}
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
+		return code
+	}
+	gid := -1
+	if *group != "" {
+		g, err := user.LookupGroup(*group)
+		if err != nil {
+			return fail(exitUsage, err)
+		}
+		gid, _ = strconv.Atoi(g.Gid)
+	}
+	shimPath, err := findShim(*shimFlag)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if shimPath == "" {
+		return fail(exitUsage, errors.New("the service judges, which needs podjail-shim: put it beside podjail or pass --shim"))
+	}
+	table := lang.Default()
+	if *langFile != "" {
+		if table, err = lang.Load(*langFile); err != nil {
+			return fail(exitUsage, err)
+		}
+	}
+	lis, where, err := serviceListener(*listen, gid)
+	if err != nil {
+		return fail(exitFailure, err)
+	}
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log})
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: *tmpDir, Log: log})
+	if err != nil {
+		_ = lis.Close()
+		return fail(exitFailure, err)
+	}
+	// Set up now (connect, sweep, seccomp profile), not at the first call;
+	// calls try again while Podman is down.
+	if _, err := eng.Connect(ctx); err != nil {
+		log.Error("podjail cannot serve yet; every call tries again", "error", err)
+	}
+	g := sandbox.NewServiceServer(srv)
+	served := make(chan error, 1)
+	go func() { served <- g.Serve(sandbox.AllowPeers(lis, gid, log)) }()
+	log.Info("serving", "socket", where, "shim", shimPath)
+
+	code := exitOK
+	select {
+	case err := <-served:
+		log.Error("the listener failed", "error", err)
+		code = exitFailure
+	case <-ctx.Done():
+		log.Info("stopping: no new calls; waiting for the calls under way", "grace", *drain)
+	}
+	// Drain: no new connections; calls under way get --drain, then are
+	// ended, and Close removes their containers and artefacts (30 s at most).
+	stopped := make(chan struct{})
+	go func() { g.GracefulStop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(*drain):
+		log.Warn("calls still under way after the grace: ending them")
+	}
+	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := srv.Close(cleanup); err != nil {
+		log.Warn("cleanup incomplete", "error", err)
+		code = exitFailure
+	}
+	g.Stop()
+	eng.Close(cleanup)
+	log.Info("stopped")
+	return code
+}
+
+// serviceListener is the socket systemd handed over (LISTEN_FDS), else a
+// new one at path.
+func serviceListener(path string, gid int) (net.Listener, string, error) {
+	ls, err := activation.Listeners()
+	if err != nil {
+		return nil, "", fmt.Errorf("the sockets systemd handed over: %w", err)
+	}
+	for _, l := range ls {
+		if l != nil {
+			return l, l.Addr().String() + " (from systemd)", nil
+		}
+	}
+	if path == "" {
+		return nil, "", errors.New("no socket: pass --listen PATH (XDG_RUNTIME_DIR is unset, so there is no default)")
+	}
+	l, err := sandbox.Listen(path, gid)
+	return l, path, err
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin"
+)
+
+// startService starts `podjail serve` on a socket of its own and returns
+// the socket once the service says it serves, and a function that sends
+// SIGTERM and waits for its exit.
+func startService(t *testing.T, env hosttest.Env, args ...string) (sock string, stop func() (int, string)) {
+	t.Helper()
+	sock = filepath.Join(t.TempDir(), "podjail.sock")
+	cmd := exec.Command(env.Podjail, append([]string{"serve", "--listen", sock}, args...)...)
+	cmd.Env = append(os.Environ(), "PODJAIL_LOG_LEVEL=debug")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if strings.Contains(sc.Text(), "serving") {
+			break
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+		}
+		close(done)
+	}()
+	stopped := false
+	stop = func() (int, string) {
+		stopped = true
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-done
+		err := cmd.Wait()
+		code := 0
+		var exitErr *exec.ExitError
+		if errors.As(err, &exitErr) {
+			code = exitErr.ExitCode()
+		}
+		return code, log.String()
+	}
+	t.Cleanup(func() {
+		if !stopped {
+			code, out := stop()
+			t.Logf("service: exit %d\n%s", code, out)
+		}
+	})
+	return sock, stop
+}
+
+// TestServeJudgesLikeInProcess judges one submission in this process and
+// through `podjail serve`: the same verdicts, two tests at once both ways.
+// Then the service is stopped mid-judge: the judge through it ends as a
+// failure of ours (exit 1, never a verdict), the service exits 0 and
+// leaves no container, cgroup or socket.
+func TestServeJudgesLikeInProcess(t *testing.T) {
+	env := hosttest.Podman(t)
+	lines := []string{testProgram + " exit 0", testProgram + " exit 3", "/hostile/mallochog", testProgram + " exit 0"}
+	dir, langs, src := execProblem(t, env, "1", lines)
+	sock, stop := startService(t, env, "--languages", langs, "--drain", "2s")
+
+	here, hereCode := judgeJSON(t, env, "--service", "none", "--languages", langs, "--lang", "exec", "--parallel", "2", dir, src)
+	there, thereCode := judgeJSON(t, env, "--service", sock, "--lang", "exec", "--parallel", "2", dir, src)
+	if hereCode != thereCode || here.Verdict != there.Verdict || len(here.Tests) != len(lines) || len(there.Tests) != len(lines) {
+		t.Fatalf("in process: exit %d %s, %d tests; through the service: exit %d %s, %d tests; want the same, %d tests",
+			hereCode, here.Verdict, len(here.Tests), thereCode, there.Verdict, len(there.Tests), len(lines))
+	}
+	want := []plugin.Verdict{plugin.AC, plugin.RTE, plugin.MLE, plugin.AC}
+	for i := range lines {
+		if here.Tests[i].Verdict != want[i] || there.Tests[i].Verdict != want[i] {
+			t.Errorf("test %d: %s in process, %s through the service; want %s", i+1, here.Tests[i].Verdict, there.Tests[i].Verdict, want[i])
+		}
+	}
+	if r := podjail(t, env, "judge", "--service", sock, "--languages", langs, "--lang", "exec", dir, src); r.code != exitUsage {
+		t.Errorf("--languages through a service: exit %d, want %d (%s)", r.code, exitUsage, r.stderr)
+	}
+
+	// Stopped mid-judge: sleepers, two at once, the stop once the first
+	// verdict is out.
+	sleep := testProgram + " sleep"
+	sdir, _, ssrc := execProblem(t, env, "1", []string{testProgram + " exit 0", sleep, sleep, sleep, sleep})
+	judge := exec.Command(env.Podjail, "judge", "--service", sock, "--lang", "exec", "--parallel", "2", sdir, ssrc)
+	jerr, err := judge.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := judge.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var jlog strings.Builder
+	sc := bufio.NewScanner(jerr)
+	for sc.Scan() {
+		jlog.WriteString(sc.Text() + "\n")
+		if strings.HasPrefix(sc.Text(), "test 1/") {
+			break
+		}
+	}
+	code, slog := stop()
+	for sc.Scan() {
+		jlog.WriteString(sc.Text() + "\n")
+	}
+	jres := judge.Wait()
+	t.Logf("judge through the stopped service: %v\n%s\nservice: exit %d\n%s", jres, jlog.String(), code, slog)
+	var exitErr *exec.ExitError
+	if !errors.As(jres, &exitErr) || exitErr.ExitCode() != exitFailure {
+		t.Errorf("the judge through a stopped service ended with %v, want exit %d (a failure of ours)", jres, exitFailure)
+	}
+	if code != 0 {
+		t.Errorf("the service exited %d after SIGTERM, want 0", code)
+	}
+	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket is still there after the service stopped: %v", err)
+	}
+	assertNothingLeft(t, env, "")
+}

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/sandbox"
+)
+
+// serviceFlag is the --service flag of the commands that can go through a
+// running `podjail serve`.
+func serviceFlag(fs *flag.FlagSet) *string {
+	return fs.String("service", "", "Unix socket `path` of a podjail service to judge through, or \"none\" (default: $PODJAIL_SERVICE, else the default socket when a service answers there, else in this process)")
+}
+
+// dialService finds the service a command goes through: the flag's, else
+// $PODJAIL_SERVICE's (both must answer), else the default socket's when a
+// service answers there. nil, nil: none; the command works in-process.
+func dialService(ctx context.Context, flagValue string, log hclog.Logger) (*sandbox.Client, func() error, error) {
+	path := flagValue
+	if path == "" {
+		path = os.Getenv("PODJAIL_SERVICE")
+	}
+	switch path {
+	case "none":
+		return nil, nil, nil
+	case "":
+		def := sandbox.DefaultSocket()
+		if def == "" {
+			return nil, nil, nil
+		}
+		if _, err := os.Stat(def); err != nil {
+			return nil, nil, nil
+		}
+		c, closeFn, err := sandbox.Dial(ctx, def)
+		if err != nil {
+			log.Warn("the default podjail service does not answer; working in this process", "socket", def, "error", err)
+			return nil, nil, nil
+		}
+		return c, closeFn, nil
+	}
+	return sandbox.Dial(ctx, path)
+}
+
+// judgeResultOf is the service's judgement in the shape podjail judge
+// prints. parallel is what was asked (the service does not say what it
+// used).
+func judgeResultOf(r sandbox.JudgeResult, parallel int) plugin.JudgeResult {
+	out := plugin.JudgeResult{Verdict: plugin.Verdict(r.Verdict), Note: r.Note, Build: buildResultOf(r.Build), Parallel: parallel}
+	if r.Checker != nil {
+		b := buildResultOf(*r.Checker)
+		out.Checker = &b
+	}
+	for _, t := range r.Tests {
+		out.Tests = append(out.Tests, testResultOf(t))
+	}
+	return out
+}
+
+func testResultOf(t sandbox.TestResult) plugin.TestResult {
+	return plugin.TestResult{Name: t.Name, Sample: t.Sample, Verdict: plugin.Verdict(t.Verdict), Note: t.Note, Time: t.Time, Peak: t.Peak, Points: t.Points}
+}
+
+func buildResultOf(b sandbox.Build) plugin.BuildResult {
+	return plugin.BuildResult{OK: b.OK, Output: b.Output, Note: b.Note, Time: b.Time, Peak: b.Peak}
+}
+
+// judgeThroughService judges through a podjail service, drawing progress
+// as podjail judge does in-process.
+func judgeThroughService(ctx context.Context, svc *sandbox.Client, problemDir, language string, source []byte, stopFirst bool, parallel int, p *progress) (plugin.JudgeResult, error) {
+	dir, err := filepath.Abs(problemDir)
+	if err != nil {
+		return plugin.JudgeResult{}, err
+	}
+	res, err := svc.Judge(ctx, sandbox.JudgeRequest{ProblemDir: dir, Language: language, Source: source, StopOnFirstFailure: stopFirst, Parallel: parallel},
+		func(t sandbox.TestResult) { p.update(t.Index, t.Total, testResultOf(t)) })
+	if err != nil {
+		return plugin.JudgeResult{}, err
+	}
+	return judgeResultOf(res, parallel), nil
+}

@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/go-hclog"
+	"golang.org/x/sys/unix"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
+)
+
+// The service (podjail serve) speaks the plugin's protocol on a Unix
+// socket. Who may call is the socket's business: its mode lets in its
+// owner and, with a group, that group's members; every connection's peer
+// credentials (SO_PEERCRED) are checked again at accept, since a socket
+// handed over by systemd may carry any mode. Nothing a caller says widens
+// it.
+
+// DefaultSocket is where the service listens and clients look when no
+// path is given: /run/podjail/podjail.sock for root, else
+// $XDG_RUNTIME_DIR/podjail/podjail.sock (empty when that is unset).
+func DefaultSocket() string {
+	if os.Geteuid() == 0 {
+		return "/run/podjail/podjail.sock"
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
+		return filepath.Join(d, "podjail", "podjail.sock")
+	}
+	return ""
+}
+
+// Listen makes the service's socket at path, mode 0600, or 0660 owned by
+// group gid when gid >= 0. A socket file left by a service that is gone is
+// replaced; one a live service answers on is an error.
+func Listen(path string, gid int) (net.Listener, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	if conn, err := net.Dial("unix", path); err == nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("%w: a service already listens on %s", ErrFailedPrecondition, path)
+	}
+	_ = os.Remove(path)
+	l, err := net.Listen("unix", path)
+	if err != nil {
+		return nil, err
+	}
+	mode := os.FileMode(0o600)
+	if gid >= 0 {
+		mode = 0o660
+		if err := os.Chown(path, -1, gid); err != nil {
+			_ = l.Close()
+			return nil, fmt.Errorf("give the socket %s to group %d: %w", path, gid, err)
+		}
+	}
+	if err := os.Chmod(path, mode); err != nil {
+		_ = l.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Peer is who is at the other end of a connection (SO_PEERCRED).
+type Peer struct {
+	PID      int32
+	UID, GID uint32
+}
+
+// PeerAllowed says whether a peer may call a service running as uid:
+// root, the service's own user, and, when gid >= 0, the processes whose
+// group is gid. Everyone else is refused, whatever the socket's mode.
+func PeerAllowed(p Peer, uid, gid int) bool {
+	return p.UID == 0 || int(p.UID) == uid || (gid >= 0 && int(p.GID) == gid)
+}
+
+// peerListener closes, at accept, the connections of peers PeerAllowed
+// refuses, and logs them.
+type peerListener struct {
+	net.Listener
+	uid, gid int
+	log      hclog.Logger
+}
+
+// AllowPeers wraps a Unix socket listener so that only the peers
+// PeerAllowed lets in (for this process's user and group gid; -1: none)
+// get a connection.
+func AllowPeers(l net.Listener, gid int, log hclog.Logger) net.Listener {
+	if log == nil {
+		log = hclog.NewNullLogger()
+	}
+	return &peerListener{Listener: l, uid: os.Geteuid(), gid: gid, log: log}
+}
+
+func (l *peerListener) Accept() (net.Conn, error) {
+	for {
+		conn, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		peer, err := peerOf(conn)
+		if err == nil && PeerAllowed(peer, l.uid, l.gid) {
+			return conn, nil
+		}
+		l.log.Warn("refused a connection", "peer_pid", peer.PID, "peer_uid", peer.UID, "peer_gid", peer.GID, "error", err)
+		_ = conn.Close()
+	}
+}
+
+func peerOf(conn net.Conn) (Peer, error) {
+	uc, ok := conn.(*net.UnixConn)
+	if !ok {
+		return Peer{}, errors.New("not a Unix socket connection")
+	}
+	raw, err := uc.SyscallConn()
+	if err != nil {
+		return Peer{}, err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return Peer{}, err
+	}
+	if credErr != nil {
+		return Peer{}, fmt.Errorf("SO_PEERCRED: %w", credErr)
+	}
+	return Peer{PID: cred.Pid, UID: cred.Uid, GID: cred.Gid}, nil
+}
+
+// NewServiceServer is the gRPC server of the service: s's protocol, with
+// the plugin's message sizes.
+func NewServiceServer(s *Server) *grpc.Server {
+	g := grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage))
+	pb.RegisterSandboxServer(g, s)
+	return g
+}
+
+// Dial reaches the service on the Unix socket at path. It checks that
+// something answers there (Capabilities), so a missing or dead service is
+// an error now, ErrUnavailable, not at the first call; close ends the
+// connection.
+func Dial(ctx context.Context, path string) (c *Client, close func() error, err error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, nil, fmt.Errorf("%w: no podjail service at %s (start one with podjail serve): %v", ErrUnavailable, path, err)
+	}
+	conn, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()), callOptions())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
+	}
+	c = NewClient(conn)
+	if _, err := c.Capabilities(ctx); err != nil {
+		_ = conn.Close()
+		return nil, nil, fmt.Errorf("the podjail service at %s: %w", path, err)
+	}
+	return c, conn.Close, nil
+}
