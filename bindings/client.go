@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/containers/podman/v5/libpod/define"
@@ -126,6 +127,10 @@ func (c *Client) Create(ctx context.Context, spec Spec) (string, error) {
 		return "", err
 	}
 	resp, err := containers.CreateWithSpec(c.call(ctx), sg, nil)
+	var model *errorhandling.ErrorModel
+	if errors.As(err, &model) && model.ResponseCode == 404 && strings.Contains(model.Error(), "no such image") {
+		return "", &ImageMissingError{Image: spec.Image}
+	}
 	if err != nil {
 		return "", typed("create container from", spec.Image, err)
 	}

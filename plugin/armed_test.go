@@ -156,7 +156,7 @@ func TestRunShimFailures(t *testing.T) {
 	}
 }
 
-func TestRunImageMissingCreatesNothing(t *testing.T) {
+func TestRunImageMissingLeavesNothing(t *testing.T) {
 	r, rt, cg := fakeRunner(t, nil)
 	rt.missing = map[string]bool{"absent:1": true}
 	_, err := r.Run(context.Background(), RunRequest{Image: "absent:1", Command: []string{"/p"}})
@@ -164,8 +164,8 @@ func TestRunImageMissingCreatesNothing(t *testing.T) {
 	if !errors.As(err, &missing) || missing.Image != "absent:1" || !errors.Is(err, bindings.ErrNotFound) {
 		t.Fatalf("err %v, want ImageMissingError", err)
 	}
-	if made, _, _ := cg.counts(); len(rt.state().created) != 0 || made != 0 {
-		t.Errorf("created %v, %d parents", rt.state().created, made)
+	if made, destroyed, _ := cg.counts(); len(rt.state().created) != 0 || made != destroyed {
+		t.Errorf("created %v; %d parents made, %d destroyed", rt.state().created, made, destroyed)
 	}
 }
 

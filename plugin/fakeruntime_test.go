@@ -133,7 +133,7 @@ func (rt *fakeRuntime) Create(ctx context.Context, spec bindings.Spec) (string, 
 		return "", err
 	}
 	if rt.missing[spec.Image] {
-		return "", fmt.Errorf("create from %s: %w", spec.Image, bindings.ErrNotFound)
+		return "", &bindings.ImageMissingError{Image: spec.Image}
 	}
 	if spec.CgroupParent != "" && (rt.cg == nil || !dirExists(rt.cg.path(spec.CgroupParent))) {
 		return "", fmt.Errorf("cgroup parent %s does not exist", spec.CgroupParent)
