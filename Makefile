@@ -39,6 +39,7 @@ vm-payload: build
 	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
 	mkdir -p $(PAYLOAD)/judge && cp -r examples/problems $(PAYLOAD)/judge/problems && cp -r cmd/podjail/testdata/judge $(PAYLOAD)/judge/src
 	cp -r contrib/selinux $(PAYLOAD)/contrib-selinux
+	cp -r contrib/systemd $(PAYLOAD)/contrib-systemd
 	for p in tprog trivial; do \
 		$(CC) -static -O2 -Wall -o $(PAYLOAD)/progs/$$p cmd/podjail/testdata/progs/$$p.c || exit 1; done
 	mkdir -p $(PAYLOAD)/progs/hostile

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/sandbox"
 )
 
 // startService starts `podjail serve` on a socket of its own and returns
@@ -130,4 +131,80 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 		t.Errorf("the socket is still there after the service stopped: %v", err)
 	}
 	assertNothingLeft(t, env, "")
+}
+
+// TestServiceUnitsStartBySocket installs contrib/systemd's podjail.socket
+// and podjail.service as runtime units (the system's as root, the user's
+// rootless) and starts the socket alone. A judge given no --service finds
+// it on the default socket, systemd starts the service at that connection,
+// and the submission is judged there; stopping the units leaves nothing.
+func TestServiceUnitsStartBySocket(t *testing.T) {
+	env := hosttest.Podman(t)
+	payload := os.Getenv("PODJAIL_PAYLOAD")
+	if payload == "" {
+		t.Fatal("PODJAIL_PAYLOAD is unset: the units come from the payload's contrib-systemd")
+	}
+	systemctl := []string{"systemctl"}
+	units := "/run/systemd/system"
+	if os.Geteuid() != 0 {
+		systemctl = append(systemctl, "--user")
+		units = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "systemd", "user")
+	}
+	ctl := func(args ...string) string {
+		out, err := exec.Command(systemctl[0], append(systemctl[1:], args...)...).CombinedOutput()
+		if err != nil && args[0] != "is-active" {
+			t.Fatalf("%v %v: %v\n%s", systemctl, args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	if err := os.MkdirAll(units, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"podjail.socket", "podjail.service"} {
+		b, err := os.ReadFile(filepath.Join(payload, "contrib-systemd", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unit := strings.Replace(string(b), "ExecStart=/usr/local/bin/podjail serve", "ExecStart="+env.Podjail+" serve", 1)
+		if err := os.WriteFile(filepath.Join(units, name), []byte(unit), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = exec.Command(systemctl[0], append(systemctl[1:], "stop", "podjail.socket", "podjail.service")...).Run()
+		t.Logf("service journal:\n%s", journal(systemctl))
+		_ = os.Remove(filepath.Join(units, "podjail.socket"))
+		_ = os.Remove(filepath.Join(units, "podjail.service"))
+		_ = exec.Command(systemctl[0], append(systemctl[1:], "daemon-reload")...).Run()
+	})
+	ctl("daemon-reload")
+	ctl("start", "podjail.socket")
+	if st := ctl("is-active", "podjail.service"); st == "active" {
+		t.Fatalf("podjail.service is %s before any call: want it started by its socket", st)
+	}
+
+	problems, _ := judgeFiles(t, env)
+	dir := filepath.Join(problems, "aplusb")
+	res, code := judgeJSON(t, env, dir, filepath.Join(dir, "solutions", "accepted.py"))
+	if res.Verdict != plugin.AC || code != exitOK || len(res.Tests) != 4 {
+		t.Fatalf("through the socket-activated service: %s (%s), exit %d, %d tests; want AC, exit 0, 4 tests", res.Verdict, res.Note, code, len(res.Tests))
+	}
+	if st := ctl("is-active", "podjail.service"); st != "active" {
+		t.Errorf("podjail.service is %s after a judge: the judge did not go through it", st)
+	}
+	ctl("stop", "podjail.socket", "podjail.service")
+	if _, err := os.Stat(sandbox.DefaultSocket()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket is still there after its unit stopped: %v", err)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// journal is what the podjail service logged in this boot.
+func journal(systemctl []string) string {
+	args := []string{"-b", "--no-pager", "-o", "cat", "-u", "podjail.service"}
+	if len(systemctl) > 1 {
+		args = []string{"-b", "--no-pager", "-o", "cat", "--user-unit", "podjail.service"}
+	}
+	out, _ := exec.Command("journalctl", args...).CombinedOutput()
+	return string(out)
 }
