@@ -26,6 +26,7 @@ var helpers = map[string]func(args []string) int{
 	"label": label,
 	// exec-input is the program a judged test names on its first line.
 	"exec-input": execInput,
+	"go-unshare": goUnshare,
 }
 
 func TestMain(m *testing.M) {
