@@ -519,7 +519,7 @@ func TestSecurityDocMatchesHostileTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows, err := attackTable(string(doc))
+	rows, err := attackTable(string(doc), "attack")
 	if err != nil {
 		t.Fatalf("%s: %v", securityDoc, err)
 	}
@@ -560,9 +560,9 @@ func TestSecurityDocMatchesHostileTests(t *testing.T) {
 type attackRow struct{ attack, expected, test string }
 
 // attackTable parses the markdown table whose header is exactly
-// "attack | expected | test". The test cell is one function name, in
-// backticks or not.
-func attackTable(doc string) ([]attackRow, error) {
+// "KIND | expected | test" (KIND: attack, fault). The test cell is one
+// function name, in backticks or not.
+func attackTable(doc, kind string) ([]attackRow, error) {
 	lines := strings.Split(doc, "\n")
 	cells := func(line string) []string {
 		line = strings.TrimSpace(line)
@@ -577,15 +577,15 @@ func attackTable(doc string) ([]attackRow, error) {
 	}
 	start := -1
 	for i, l := range lines {
-		if c := cells(l); slices.Equal(c, []string{"attack", "expected", "test"}) {
+		if c := cells(l); slices.Equal(c, []string{kind, "expected", "test"}) {
 			if start >= 0 {
-				return nil, errors.New("two attack tables")
+				return nil, fmt.Errorf("two %s tables", kind)
 			}
 			start = i
 		}
 	}
 	if start < 0 || start+1 >= len(lines) {
-		return nil, errors.New(`no table with the header "| attack | expected | test |"`)
+		return nil, fmt.Errorf("no table with the header \"| %s | expected | test |\"", kind)
 	}
 	if sep := cells(lines[start+1]); len(sep) != 3 || !strings.HasPrefix(sep[0], "---") && !strings.HasPrefix(sep[0], ":--") {
 		return nil, errors.New("the attack table's header is not followed by its separator line")
