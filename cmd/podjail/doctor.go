@@ -9,6 +9,7 @@ import (
 	"os"
 
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/sandbox"
 )
 
 func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -30,7 +31,7 @@ func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	} else {
 		in.Runtime = client
 	}
-	checks := plugin.Doctor(ctx, in)
+	checks := append(plugin.Doctor(ctx, in), probeService(ctx, sandbox.DefaultSocket()))
 	fit := plugin.Fit(checks)
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -60,4 +61,44 @@ func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 		return exitFailure
 	}
 	return exitOK
+}
+
+// probeService checks the podjail service on the default socket. None is
+// fine (commands then work in their own process); a socket nobody answers
+// on is not.
+func probeService(ctx context.Context, path string) plugin.Check {
+	if path == "" {
+		return serviceCheck(path, false, sandbox.Capabilities{}, nil)
+	}
+	if _, err := os.Stat(path); err != nil {
+		return serviceCheck(path, false, sandbox.Capabilities{}, nil)
+	}
+	c, closeFn, err := sandbox.Dial(ctx, path)
+	if err != nil {
+		return serviceCheck(path, true, sandbox.Capabilities{}, err)
+	}
+	defer closeFn()
+	caps, err := c.Capabilities(ctx)
+	return serviceCheck(path, true, caps, err)
+}
+
+// serviceCheck is the service's line of podjail doctor.
+func serviceCheck(path string, exists bool, caps sandbox.Capabilities, err error) plugin.Check {
+	c := plugin.Check{Name: "podjail service", OK: true}
+	user := ""
+	if os.Geteuid() != 0 {
+		user = " --user"
+	}
+	switch {
+	case !exists:
+		c.Detail = fmt.Sprintf("none at %s (optional: commands judge in their own process; docs/service.md)", path)
+	case err != nil:
+		c.OK = false
+		c.Detail = fmt.Sprintf("%s does not answer: %v", path, err)
+		c.Fix = fmt.Sprintf("start it (systemctl%s start podjail.socket, or podjail serve), or remove the stale socket", user)
+	default:
+		c.Detail = fmt.Sprintf("answers at %s: podjail %s, Podman %s (%s, rootless %t, shim %t)",
+			path, caps.Version, caps.Host.PodmanVersion, caps.Host.CgroupManager, caps.Host.Rootless, caps.Host.Shim)
+	}
+	return c
 }

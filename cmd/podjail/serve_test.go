@@ -208,3 +208,18 @@ func journal(systemctl []string) string {
 	out, _ := exec.Command("journalctl", args...).CombinedOutput()
 	return string(out)
 }
+
+func TestServiceCheck(t *testing.T) {
+	none := serviceCheck("/run/podjail/podjail.sock", false, sandbox.Capabilities{}, nil)
+	dead := serviceCheck("/run/podjail/podjail.sock", true, sandbox.Capabilities{}, errors.New("connection refused"))
+	up := serviceCheck("/run/podjail/podjail.sock", true, sandbox.Capabilities{Version: "v1", Host: sandbox.Host{PodmanVersion: "5.4.2", CgroupManager: "systemd", Shim: true}}, nil)
+	if !none.OK || !strings.Contains(none.Detail, "optional") {
+		t.Errorf("no service: %+v, want OK and optional", none)
+	}
+	if dead.OK || !strings.Contains(dead.Fix, "podjail.socket") {
+		t.Errorf("a socket nobody answers on: %+v, want a failure saying how to start the service", dead)
+	}
+	if !up.OK || !strings.Contains(up.Detail, "podjail v1, Podman 5.4.2") {
+		t.Errorf("a service that answers: %+v", up)
+	}
+}
