@@ -57,9 +57,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	logOut, closeLog := logOutput(args[0], stderr)
+	defer closeLog()
 	log := hclog.New(&hclog.LoggerOptions{
 		Name:   "podjail",
-		Output: stderr,
+		Output: logOut,
 		Level:  hclog.LevelFromString(os.Getenv("PODJAIL_LOG_LEVEL")),
 	})
 	switch args[0] {
@@ -93,4 +95,22 @@ func stdinOf(stdout io.Writer) io.Reader {
 		return os.Stdin
 	}
 	return nil
+}
+
+// logOutput is where a command logs: $PODJAIL_LOG_FILE when set (appended
+// to), else stderr, except for omegajail, whose stderr omegaUp's Runner
+// appends to compile.err for the contestant to read: nothing of podjail's
+// own goes there.
+func logOutput(command string, stderr io.Writer) (io.Writer, func()) {
+	if path := os.Getenv("PODJAIL_LOG_FILE"); path != "" {
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err == nil {
+			return f, func() { _ = f.Close() }
+		}
+		fmt.Fprintf(stderr, "podjail: PODJAIL_LOG_FILE: %v; logging to stderr\n", err)
+	}
+	if command == "omegajail" {
+		return io.Discard, func() {}
+	}
+	return stderr, func() {}
 }

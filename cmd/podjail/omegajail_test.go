@@ -18,6 +18,7 @@ type omegaRunner struct {
 	env     hosttest.Env
 	bin     string // a symlink named omegajail to podjail
 	runRoot string
+	stderr  string // what the last call wrote to its stderr
 }
 
 func newOmegaRunner(t *testing.T, env hosttest.Env) *omegaRunner {
@@ -43,6 +44,7 @@ func (o *omegaRunner) exec(argv ...string) cmdResult {
 	env.Podjail = o.bin
 	r := podjail(o.t, env, argv...)
 	o.t.Logf("omegajail %s: exit %d %s", strings.Join(argv, " "), r.code, r.stderr)
+	o.stderr = r.stderr
 	return r
 }
 
@@ -91,10 +93,16 @@ const aPlusBCpp = "#include <iostream>\nint main() { long long a, b; std::cin >>
 
 func TestOmegajailReplaysTheRunner(t *testing.T) {
 	env := hosttest.Podman(t)
+	// omegaUp appends omegajail's stderr to compile.err, which the
+	// contestant reads: not even podjail's debug log may reach it.
+	t.Setenv("PODJAIL_LOG_LEVEL", "debug")
 	o := newOmegaRunner(t, env)
 	if m := o.compile("cpp17-gcc", aPlusBCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
 		errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
 		t.Fatalf("compile meta %+v, compile.err:\n%s", m, errOut)
+	}
+	if o.stderr != "" {
+		t.Errorf("omegajail wrote to its stderr on a good compile (omegaUp shows it to the contestant):\n%s", o.stderr)
 	}
 	m, out := o.run("cpp17-gcc", "19 23\n")
 	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "OK" || out != "42\n" {
