@@ -12,6 +12,10 @@ import (
 // InputPath is where a run's input file is bind-mounted, read-only.
 const InputPath = "/run/podjail/input"
 
+// StderrPath is where the file a run's stderr goes to is bind-mounted,
+// read-write.
+const StderrPath = "/run/podjail/stderr"
+
 // ShimPath is where the shim binary is bind-mounted, read-only.
 const ShimPath = "/run/podjail/shim"
 
@@ -44,6 +48,9 @@ type Spec struct {
 	// InputFile is a host file bind-mounted read-only at InputPath.
 	// Zero value: no input mount.
 	InputFile string
+	// StderrFile is a host file bind-mounted read-write at StderrPath.
+	// Zero value: no such mount.
+	StderrFile string
 	// Stdin keeps the container's stdin open for Attach. Zero value: the
 	// program's stdin is empty.
 	Stdin bool
@@ -185,6 +192,14 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Type:        "bind",
 			Source:      s.InputFile,
 			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
+		})
+	}
+	if s.StderrFile != "" {
+		g.Mounts = append(g.Mounts, spec.Mount{
+			Destination: StderrPath,
+			Type:        "bind",
+			Source:      s.StderrFile,
+			Options:     []string{"rw", "nosuid", "nodev", "noexec", "rbind", "z"},
 		})
 	}
 

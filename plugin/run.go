@@ -48,6 +48,13 @@ type RunRequest struct {
 	// read-only at bindings.InputPath. Zero value: empty stdin (or
 	// StdinStream).
 	InputFile string
+	// StderrFile is a host file, made by the caller and writable by the
+	// container's root, that receives the program's stderr (appended to;
+	// bounded like every file by FileSizeBytes). StderrToStdout gives the
+	// program its stdout as stderr, counted against OutputLimit. Both need
+	// the shim; they exclude each other. Zero values: stderr is /dev/null.
+	StderrFile     string
+	StderrToStdout bool
 	// StdinStream is streamed to the program's stdin through attach as
 	// it runs (an interactor's output). Zero value: InputFile's content.
 	StdinStream io.Reader
@@ -197,6 +204,8 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
 	case r.InputFile != "" && r.StdinStream != nil:
 		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
+	case r.StderrFile != "" && r.StderrToStdout:
+		return &RequestError{"stderr", errors.New("a stderr file and stderr to stdout are exclusive")}
 	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
@@ -214,6 +223,16 @@ func (r *RunRequest) Check() error {
 		}
 		if !fi.Mode().IsRegular() {
 			return &RequestError{"input", fmt.Errorf("%s is not a regular file", r.InputFile)}
+		}
+	}
+	if r.StderrFile != "" {
+		abs, err := filepath.Abs(r.StderrFile)
+		if err != nil {
+			return &RequestError{"stderr", err}
+		}
+		r.StderrFile = abs
+		if fi, err := os.Lstat(abs); err != nil || !fi.Mode().IsRegular() {
+			return &RequestError{"stderr", fmt.Errorf("%s must be an existing regular file (%v)", abs, err)}
 		}
 	}
 	if r.TimeLimit > 0 {
@@ -329,6 +348,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		CPUs:           req.CPUs,
 		CPUSet:         req.CPUSet,
 		InputFile:      req.InputFile,
+		StderrFile:     req.StderrFile,
 		Stdin:          req.StdinStream != nil || r.Shim != "",
 		Binds:          req.Binds,
 		Writable:       req.Writable,
@@ -341,6 +361,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		spec.Rlimits = policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, spec.Profile.ScratchBytes))
 	}
 	if r.Shim == "" {
+		if req.StderrFile != "" || req.StderrToStdout {
+			return spec, nil, &RequestError{"stderr", errors.New("the program's stderr is given only with podjail-shim")}
+		}
 		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {
 			r.log().Warn("running without the shim: time and memory are the container's cgroup readings, which include the container's own work", "image", req.Image)
 		}
@@ -370,6 +393,12 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		cmd = append(cmd, "--stdin", shim.StdinInherit)
 	case req.InputFile != "":
 		cmd = append(cmd, "--stdin", bindings.InputPath)
+	}
+	switch {
+	case req.StderrFile != "":
+		cmd = append(cmd, "--stderr", bindings.StderrPath)
+	case req.StderrToStdout:
+		cmd = append(cmd, "--stderr-to-stdout")
 	}
 	spec.Command = append(append(cmd, "--"), req.Command...)
 	return spec, nil, nil

@@ -18,6 +18,11 @@ type Config struct {
 	MemoryBytes int64    // memory.max of the program cgroup
 	Pids        int64    // pids.max of the program cgroup
 	Stdin       string   // input file; "" means /dev/null, StdinInherit the shim's own stdin
+	// Stderr is the file the program's stderr goes to, opened for writing
+	// (not created) by the shim; "" means /dev/null.
+	Stderr string
+	// StderrToStdout gives the program its stdout as stderr too.
+	StderrToStdout bool
 	Env         []string // the program's environment: DefaultEnv then each --env
 	Argv        []string // program path (absolute) and its arguments
 	Armed       bool     // wait for the runner's go before starting the program
@@ -25,7 +30,8 @@ type Config struct {
 
 // ParseArgs parses args (without argv[0]):
 //
-//	--memory BYTES --pids N [--armed] [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//	--memory BYTES --pids N [--armed] [--stdin PATH] [--stderr PATH | --stderr-to-stdout]
+//	[--env NAME=VALUE]... -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
 // argument can never be read as a flag.
@@ -44,9 +50,13 @@ func ParseArgs(args []string) (Config, error) {
 			c.Armed = true
 			continue
 		}
+		if a == "--stderr-to-stdout" {
+			c.StderrToStdout = true
+			continue
+		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {
-		case "--memory", "--pids", "--stdin", "--env":
+		case "--memory", "--pids", "--stdin", "--stderr", "--env":
 		default:
 			return c, fmt.Errorf("unknown argument %q", a)
 		}
@@ -70,6 +80,11 @@ func ParseArgs(args []string) (Config, error) {
 				err = fmt.Errorf("--stdin %q is not an absolute path", val)
 			}
 			c.Stdin = val
+		case "--stderr":
+			if !filepath.IsAbs(val) {
+				err = fmt.Errorf("--stderr %q is not an absolute path", val)
+			}
+			c.Stderr = val
 		case "--env":
 			err = addEnv(&c.Env, val)
 		}
@@ -82,6 +97,9 @@ func ParseArgs(args []string) (Config, error) {
 	}
 	if !haveMem || !havePids {
 		return c, fmt.Errorf("--memory and --pids are required")
+	}
+	if c.Stderr != "" && c.StderrToStdout {
+		return c, fmt.Errorf("--stderr and --stderr-to-stdout exclude each other")
 	}
 	c.Argv = args[i:]
 	if len(c.Argv) == 0 || !filepath.IsAbs(c.Argv[0]) {

@@ -53,3 +53,22 @@ func TestParseArgsStdinInherit(t *testing.T) {
 		t.Error("a relative --stdin was accepted")
 	}
 }
+
+func TestParseArgsStderr(t *testing.T) {
+	c, err := ParseArgs([]string{"--memory", "1024", "--pids", "4", "--stderr=/run/podjail/stderr", "--", "/p"})
+	if err != nil || c.Stderr != "/run/podjail/stderr" || c.StderrToStdout {
+		t.Errorf("--stderr: %+v %v", c, err)
+	}
+	c, err = ParseArgs([]string{"--memory", "1024", "--pids", "4", "--stderr-to-stdout", "--", "/p"})
+	if err != nil || !c.StderrToStdout || c.Stderr != "" {
+		t.Errorf("--stderr-to-stdout: %+v %v", c, err)
+	}
+	for _, bad := range [][]string{
+		{"--memory", "1024", "--pids", "4", "--stderr", "rel", "--", "/p"},
+		{"--memory", "1024", "--pids", "4", "--stderr", "/e", "--stderr-to-stdout", "--", "/p"},
+	} {
+		if _, err := ParseArgs(bad); err == nil {
+			t.Errorf("%v: no error", bad)
+		}
+	}
+}

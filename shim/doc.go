@@ -16,7 +16,8 @@
 //
 // Command line (argv[0] is ignored; flags also take --name=value):
 //
-//	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH]
+//	             [--stderr PATH | --stderr-to-stdout] [--env NAME=VALUE]... -- PROGRAM [ARG...]
 //
 //	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
 //	--armed   wait for the runner's go (step 6 below) before the program exists
@@ -24,6 +25,10 @@
 //	--stdin   absolute path of the input file, opened by the shim as root and given to
 //	          the program as fd 0; default /dev/null; "-" gives the program the
 //	          shim's own stdin (the container's, fed through attach)
+//	--stderr  absolute path of an existing file (the caller's, bind-mounted by the
+//	          runner) opened for appending, not created, not through a symlink, and
+//	          given to the program as fd 2; default /dev/null
+//	--stderr-to-stdout  the program's fd 2 is its stdout (counted with it)
 //	--env     adds to or replaces in the program's environment, which is otherwise
 //	          exactly DefaultEnv (PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp); argv is
 //	          world-readable, so nothing secret goes here
@@ -73,7 +78,9 @@
 //     started.
 //  8. start: clone3 into program/ (CLONE_INTO_CGROUP) from the locked thread,
 //     setgroups([]), setgid and setuid 65534, exec PROGRAM. fd 0 the input, fd 1 the
-//     shim's stdout, fd 2 /dev/null, nothing else (the listener is close-on-exec).
+//     shim's stdout, fd 2 /dev/null (or --stderr's file, or the stdout), nothing
+//     else (the listener is close-on-exec). The shim's report never goes to the
+//     program's fd 2: it is the shim's own stderr, which the program does not hold.
 //  9. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to
 //     the shim (pid 1) are reaped as they end, since a zombie still holds a pid of
 //     pids.max. SIGTERM, SIGINT or SIGHUP to the shim at any time kill program/

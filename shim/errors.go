@@ -25,6 +25,7 @@ const (
 	StepArgs     Step = "args"     // parsing the command line
 	StepFDs      Step = "fds"      // marking inherited descriptors close-on-exec
 	StepStdin    Step = "stdin"    // opening the input file
+	StepStderr   Step = "stderr"   // opening the file the program's stderr goes to
 	StepCgroup   Step = "cgroup"   // making the two cgroups and setting limits
 	StepProbe    Step = "probe"    // proving 65534:65534 cannot regain root
 	StepGo       Step = "go"       // armed: waiting for the runner's go

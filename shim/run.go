@@ -56,11 +56,11 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 		}
 		defer stdin.Close()
 	}
-	null, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	errOut, err := openStderr(cfg)
 	if err != nil {
-		return 0, &SetupError{StepStart, err}
+		return 0, err
 	}
-	defer null.Close()
+	defer errOut.Close()
 
 	cg, err := SetupCgroups(CgroupRoot, cfg.MemoryBytes, cfg.Pids)
 	if err != nil {
@@ -80,7 +80,7 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 			return 0, err
 		}
 	}
-	pid, err := startProgram(cfg, int(dir.Fd()), stdin, null)
+	pid, err := startProgram(cfg, int(dir.Fd()), stdin, errOut)
 	if err != nil {
 		return 0, err
 	}
@@ -106,4 +106,31 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 		}
 	}
 	return code, nil
+}
+
+// openStderr is what the program gets as stderr: /dev/null, the shim's
+// stdout (--stderr-to-stdout), or the file --stderr names. That file is the
+// caller's, bind-mounted by the runner: it is opened for writing, never
+// created, and not through a symbolic link.
+func openStderr(cfg Config) (*os.File, error) {
+	switch {
+	case cfg.StderrToStdout:
+		fd, err := syscall.Dup(1)
+		if err != nil {
+			return nil, &SetupError{StepStderr, err}
+		}
+		syscall.CloseOnExec(fd)
+		return os.NewFile(uintptr(fd), "stdout"), nil
+	case cfg.Stderr != "":
+		f, err := os.OpenFile(cfg.Stderr, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return nil, &SetupError{StepStderr, err}
+		}
+		return f, nil
+	}
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		return nil, &SetupError{StepStderr, err}
+	}
+	return f, nil
 }

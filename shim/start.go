@@ -31,12 +31,13 @@ func closeInherited() error {
 // startProgram clones the program straight into the program cgroup (clone3 with
 // CLONE_INTO_CGROUP, so not one page or tick of it is charged elsewhere), drops to
 // 65534:65534 with no supplementary groups, and execs it with descriptors 0, 1, 2
-// only: stdin, the shim's stdout, and /dev/null. The program gets the namespace
-// filter (nsfilter.go); if that cannot be done it is not started.
-func startProgram(c Config, cgroupFD int, stdin, null *os.File) (int, error) {
+// only: stdin, the shim's stdout, and stderr (openStderr: /dev/null unless asked).
+// The program gets the namespace filter (nsfilter.go); if that cannot be done it
+// is not started.
+func startProgram(c Config, cgroupFD int, stdin, stderr *os.File) (int, error) {
 	attr := &syscall.ProcAttr{
 		Env:   c.Env,
-		Files: []uintptr{stdin.Fd(), 1, null.Fd()},
+		Files: []uintptr{stdin.Fd(), 1, stderr.Fd()},
 		Sys: &syscall.SysProcAttr{
 			UseCgroupFD: true,
 			CgroupFD:    cgroupFD,

@@ -145,6 +145,18 @@ func create(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o666)
 }
 
+// stderrFile makes (empty) the file a run's stderr goes to, writable by
+// the container's root: the shim opens it there, and rootful that root
+// holds no CAP_DAC_OVERRIDE over the caller's file.
+func stderrFile(p string) error {
+	f, err := create(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Chmod(0o666)
+}
+
 func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.Reader, stdout io.Writer, log hclog.Logger) (isolate.Meta, error) {
 	box := filepath.Join(isolate.BoxDir(root, cmd.BoxID), isolate.BoxSubdir)
 	if _, err := os.Stat(box); err != nil {
@@ -236,17 +248,18 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		defer f.Close()
 		run.Output = f
 	}
-	if cmd.Stderr != "" && !cmd.StderrToStdout {
-		// The program's stderr is discarded by the shim: the file is made, empty.
+	switch {
+	case cmd.StderrToStdout:
+		run.StderrToStdout = true
+	case cmd.Stderr != "":
 		errPath, err := fsys.host(cmd.Stderr, "/box", true)
 		if err != nil {
 			return isolate.Meta{}, err
 		}
-		f, err := create(errPath)
-		if err != nil {
+		if err := stderrFile(errPath); err != nil {
 			return isolate.Meta{}, err
 		}
-		f.Close()
+		run.StderrFile = errPath
 	}
 	shimPath, err := findShim("")
 	if err != nil || shimPath == "" {

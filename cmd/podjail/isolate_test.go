@@ -103,6 +103,19 @@ func TestIsolateReplaysCMS(t *testing.T) {
 	if out, _ := os.ReadFile(filepath.Join(home, "output.txt")); string(out) != "42\n" {
 		t.Fatalf("output.txt = %q, want 42", out)
 	}
+	// A compile error: CMS shows the contestant compilation_stderr_0.txt.
+	if err := os.WriteFile(filepath.Join(home, "batch.cpp"), []byte("int main( {\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
+		t.Fatalf("compile of a syntax error: exit %d", r.code)
+	}
+	if m := readMeta(t, outer+"/run.meta.0"); m["status"] != "RE" {
+		t.Errorf("compile of a syntax error: meta %v, want status RE", m)
+	}
+	if msg, _ := os.ReadFile(filepath.Join(home, "compilation_stderr_0.txt")); !strings.Contains(string(msg), "error") {
+		t.Errorf("compilation_stderr_0.txt lacks the compiler's message: %q", msg)
+	}
 	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--cleanup"); r.code != 0 {
 		t.Fatalf("cleanup: exit %d", r.code)
 	}
@@ -143,6 +156,17 @@ func TestIsolateReplaysJudge0(t *testing.T) {
 		"-p120", "--cg-timing", "--cg-mem=512000", "-f", "4096"}, j0Env...), "--run", "--", "/bin/bash", "compile.sh")
 	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
 		t.Fatalf("compile: exit %d", r.code)
+	}
+	// A compile error: Judge0 reads it from --stderr-to-stdout.
+	if err := os.WriteFile(filepath.Join(box, "box", "broken.cpp"), []byte("int main( {\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(box, "box", "compile_broken.sh"), []byte("/usr/bin/g++ -o b.out broken.cpp\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	broken := append(append([]string{}, compile[:len(compile)-1]...), "compile_broken.sh")
+	if r := isolateAs(t, env, root, nil, broken...); r.code != 1 || !strings.Contains(r.stdout, "error") {
+		t.Errorf("compile of a syntax error: exit %d, stdout %q; want exit 1 and the compiler's message", r.code, r.stdout)
 	}
 	run := func(script, limit string) (cmdResult, map[string]string) {
 		args := append(append([]string{"--cg", "-s", "-b", "42", "-M", meta, "-t", limit, "-x", "1.0", "-w", "10.0",

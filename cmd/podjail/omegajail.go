@@ -114,8 +114,7 @@ func omegajailCompile(ctx context.Context, r *plugin.Runner, req omegajail.Reque
 }
 
 // omegajailRun runs the artefacts of the home directory (mounted
-// read-only) on -0, stdout to -1; the program's stderr is discarded by
-// the shim, so -2 is left empty.
+// read-only) on -0, stdout to -1, stderr to -2.
 func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language) (omegajail.Meta, error) {
 	homedir, err := filepath.Abs(req.Homedir)
 	if err != nil {
@@ -130,8 +129,11 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 		defer f.Close()
 		run.Output = f
 	}
-	if err := writeIfNamed(req.Stderr, nil); err != nil {
-		return omegajail.Meta{}, err
+	if req.Stderr != "" {
+		if err := stderrFile(req.Stderr); err != nil {
+			return omegajail.Meta{}, err
+		}
+		run.StderrFile = req.Stderr
 	}
 	res, err := r.Run(ctx, run)
 	if err != nil {
