@@ -4,8 +4,10 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -35,6 +37,8 @@ func TestCheckRefusesBadRequests(t *testing.T) {
 		"negative limit": {Image: "x", Command: []string{"/p"}, Pids: -1},
 		"missing input":  {Image: "x", Command: []string{"/p"}, InputFile: filepath.Join(dir, "absent")},
 		"input is a dir": {Image: "x", Command: []string{"/p"}, InputFile: dir},
+		"stderr missing": {Image: "x", Command: []string{"/p"}, StderrFile: filepath.Join(dir, "absent")},
+		"stderr both":    {Image: "x", Command: []string{"/p"}, StderrFile: filepath.Join(dir, "absent"), StderrToStdout: true},
 	} {
 		var reqErr *RequestError
 		if err := req.Check(); !errors.As(err, &reqErr) {
@@ -71,5 +75,34 @@ func TestSpecFileSizeLimit(t *testing.T) {
 	req.FileSizeBytes = 1 << 30
 	if got := fsize(req); got != 1<<30 {
 		t.Errorf("asked 1 GiB: %d", got)
+	}
+}
+
+// TestSpecStderr: a stderr file is bind-mounted and named to the shim;
+// stderr to stdout is a flag of the shim's; without the shim, neither.
+func TestSpecStderr(t *testing.T) {
+	errFile := filepath.Join(t.TempDir(), "err.txt")
+	if err := os.WriteFile(errFile, nil, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	shimmed := &Runner{Shim: "/usr/libexec/podjail-shim"}
+	req := RunRequest{Image: "img", Command: []string{"/p"}, StderrFile: errFile}
+	if err := req.Check(); err != nil {
+		t.Fatal(err)
+	}
+	spec, _, err := shimmed.spec(req, "x")
+	if err != nil || spec.StderrFile != errFile || !slices.Contains(spec.Command, bindings.StderrPath) {
+		t.Errorf("stderr file: mount %q, command %v, %v", spec.StderrFile, spec.Command, err)
+	}
+	req = RunRequest{Image: "img", Command: []string{"/p"}, StderrToStdout: true}
+	if err := req.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if spec, _, err = shimmed.spec(req, "x"); err != nil || !slices.Contains(spec.Command, "--stderr-to-stdout") || spec.StderrFile != "" {
+		t.Errorf("stderr to stdout: mount %q, command %v, %v", spec.StderrFile, spec.Command, err)
+	}
+	var reqErr *RequestError
+	if _, _, err := (&Runner{}).spec(req, "x"); !errors.As(err, &reqErr) {
+		t.Errorf("stderr without the shim: %v, want a RequestError", err)
 	}
 }
