@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -40,6 +42,7 @@ func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout,
 	root := isolateRoot()
 	switch cmd.Mode {
 	case isolate.ModeInit:
+		handBackBox(ctx, root, cmd.BoxID, log)
 		dir, err := isolate.InitBox(root, cmd.BoxID)
 		if err != nil {
 			fmt.Fprintf(stderr, "%v\n", err)
@@ -57,6 +60,7 @@ func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout,
 		fmt.Fprintf(stdout, "The process isolator: podjail's isolate front (isolate 2.x command line)\npodjail %s\nSandbox directory: %s\nEach --run is a fresh Podman container; see podjail's docs/isolate.md\n", engine.BuildVersion(), root)
 		return isolate.ExitOK
 	case isolate.ModeCleanup:
+		handBackBox(ctx, root, cmd.BoxID, log)
 		if err := isolate.CleanupBox(root, cmd.BoxID); err != nil {
 			fmt.Fprintf(stderr, "%v\n", err)
 			return isolate.ExitSandbox
@@ -271,6 +275,17 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	}
 	defer runner.Close(context.WithoutCancel(ctx))
 	res, err := runner.Run(ctx, run)
+	// As isolate does after every run: the caller gets back what the
+	// program made (Judge0 chmods and removes it, CMS reads and deletes).
+	var writable []string
+	for _, m := range fsys.mounts {
+		if m.Writable {
+			writable = append(writable, m.Source)
+		}
+	}
+	if herr := handBack(context.WithoutCancel(ctx), writable); herr != nil {
+		log.Warn("could not give the sandbox's files back", "error", herr)
+	}
 	var shimErr *plugin.ShimError
 	if errors.As(err, &shimErr) && shimErr.Step == string(shim.StepStart) {
 		log.Debug("the program could not be executed", "error", err)
@@ -310,4 +325,40 @@ func writeIsolateMeta(file string, stdout io.Writer, m isolate.Meta) error {
 		w = f
 	}
 	return isolate.WriteMeta(w, m)
+}
+
+// handBack gives the caller what the program (65534, or a subordinate uid
+// rootless) left under dirs. Root chowns it; a rootless user's own
+// namespace does (podman unshare, where the user is uid 0), and only when
+// something is not the user's already.
+func handBack(ctx context.Context, dirs []string) error {
+	uid := os.Geteuid()
+	foreign, err := isolate.ForeignOwned(dirs, uid)
+	if err != nil || !foreign {
+		return err
+	}
+	if uid == 0 {
+		return isolate.ChownTree(dirs, 0, os.Getegid())
+	}
+	podman, err := exec.LookPath("podman")
+	if err != nil {
+		podman = "/usr/bin/podman"
+	}
+	args := append([]string{"unshare", "chown", "-R", "-h", "0:0", "--"}, dirs...)
+	if out, err := exec.CommandContext(ctx, podman, args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("podman unshare chown: %v: %s", err, bytes.TrimSpace(out))
+	}
+	return nil
+}
+
+// handBackBox is handBack for a whole box before --init or --cleanup
+// removes it; a box that is not there is nothing to do.
+func handBackBox(ctx context.Context, root string, id int, log hclog.Logger) {
+	dir := isolate.BoxDir(root, id)
+	if _, err := os.Lstat(dir); err != nil {
+		return
+	}
+	if err := handBack(ctx, []string{dir}); err != nil {
+		log.Warn("could not take the box back before removing it", "box", dir, "error", err)
+	}
 }

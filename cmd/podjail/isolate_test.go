@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/podjail/podjail/internal/hosttest"
@@ -192,6 +194,42 @@ func TestIsolateReplaysJudge0(t *testing.T) {
 	}
 	if r := isolateAs(t, env, root, nil, "--cg", "-b", "42", "--cleanup"); r.code != 0 {
 		t.Fatalf("cleanup: exit %d", r.code)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// TestIsolateHandsTheBoxBack: as isolate does after every run, what the
+// program made in the box is the caller's afterwards, so a program that
+// leaves a 0555 directory with a file in it cannot make --cleanup fail (it
+// took a CMS worker's box out of service rootless, where the program's uid
+// is a subordinate one the caller cannot touch).
+func TestIsolateHandsTheBoxBack(t *testing.T) {
+	env := hosttest.Podman(t)
+	root := t.TempDir()
+	_ = os.Chmod(root, 0o777)
+	r := isolateAs(t, env, root, nil, "--cg", "-b", "43", "--init")
+	box := strings.TrimSpace(r.stdout)
+	if r.code != 0 || box == "" {
+		t.Fatalf("init: exit %d", r.code)
+	}
+	if r := isolateAs(t, env, root, nil, "--cg", "-s", "-b", "43", "--run", "--",
+		"/bin/sh", "-c", "mkdir d && echo x > d/f && chmod 0555 d"); r.code != 0 {
+		t.Fatalf("run: exit %d", r.code)
+	}
+	for _, p := range []string{"d", "d/f"} {
+		fi, err := os.Lstat(filepath.Join(box, "box", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if uid := fi.Sys().(*syscall.Stat_t).Uid; int(uid) != os.Geteuid() {
+			t.Errorf("box/%s is owned by %d after the run, want the caller %d", p, uid, os.Geteuid())
+		}
+	}
+	if r := isolateAs(t, env, root, nil, "--cg", "-b", "43", "--cleanup"); r.code != 0 {
+		t.Fatalf("cleanup: exit %d", r.code)
+	}
+	if _, err := os.Stat(box); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the box is still there after --cleanup: %v", err)
 	}
 	assertNothingLeft(t, env, "")
 }

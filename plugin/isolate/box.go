@@ -31,7 +31,7 @@ func InitBox(root string, id int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.RemoveAll(dir); err != nil {
+	if err := removeAll(dir); err != nil {
 		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -56,7 +56,7 @@ func CleanupBox(root string, id int) error {
 	if err != nil {
 		return err
 	}
-	return os.RemoveAll(dir)
+	return removeAll(dir)
 }
 
 // boxDir refuses what would put a box outside root: a relative or empty
