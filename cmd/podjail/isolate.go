@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
@@ -149,6 +150,41 @@ func create(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o666)
 }
 
+func isFIFO(p string) bool {
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
+}
+
+// openFIFO opens a named pipe, which blocks until its other end is
+// opened (CMS's manager opens its ends in the order isolate opens the
+// program's: stdin, then stdout), for at most bound.
+func openFIFO(p string, flag int, bound time.Duration) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.OpenFile(p, flag|unix.O_NOFOLLOW, 0)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-time.After(bound):
+		return nil, fmt.Errorf("the pipe %s: its other end was not opened within %v", p, bound)
+	}
+}
+
+// fifoBound is how long a run waits for the other end of a pipe: its
+// wall-time limit, else a minute.
+func fifoBound(cmd isolate.Command) time.Duration {
+	if cmd.WallTime > 0 {
+		return cmd.WallTime
+	}
+	return time.Minute
+}
+
 // stderrFile makes (empty) the file a run's stderr goes to, writable by
 // the container's root: the shim opens it there, and rootful that root
 // holds no CAP_DAC_OVERRIDE over the caller's file.
@@ -235,7 +271,18 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 			if err != nil {
 				return isolate.Meta{}, err
 			}
-			run.InputFile = in
+			if isFIFO(in) {
+				// A CMS communication pipe: opened now, before stdout, in
+				// isolate's order, and streamed to the program.
+				f, err := openFIFO(in, os.O_RDONLY, fifoBound(cmd))
+				if err != nil {
+					return isolate.Meta{}, err
+				}
+				defer f.Close()
+				run.StdinStream = f
+			} else {
+				run.InputFile = in
+			}
 		}
 	case stdin != nil:
 		run.StdinStream = stdin
@@ -245,7 +292,12 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		if err != nil {
 			return isolate.Meta{}, err
 		}
-		f, err := create(out)
+		var f *os.File
+		if isFIFO(out) {
+			f, err = openFIFO(out, os.O_WRONLY, fifoBound(cmd))
+		} else {
+			f, err = create(out)
+		}
 		if err != nil {
 			return isolate.Meta{}, err
 		}

@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/podjail/podjail/internal/hosttest"
 )
@@ -230,6 +232,62 @@ func TestIsolateHandsTheBoxBack(t *testing.T) {
 	}
 	if _, err := os.Stat(box); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the box is still there after --cleanup: %v", err)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// TestIsolateCommunicationPipes plays a CMS Communication task: the
+// manager's named pipes bound into the sandbox as --stdin and --stdout.
+// The front opens them in isolate's order (stdin, then stdout), as the
+// manager opens its ends, so nothing deadlocks.
+func TestIsolateCommunicationPipes(t *testing.T) {
+	env := hosttest.Podman(t)
+	root, fifos := t.TempDir(), t.TempDir()
+	for _, d := range []string{root, fifos} {
+		_ = os.Chmod(d, 0o777)
+	}
+	toUser, fromUser := filepath.Join(fifos, "m_to_u0"), filepath.Join(fifos, "u0_to_m")
+	for _, p := range []string{toUser, fromUser} {
+		if err := syscall.Mkfifo(p, 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := isolateAs(t, env, root, nil, "--cg", "-b", "44", "--init"); r.code != 0 {
+		t.Fatalf("init: exit %d", r.code)
+	}
+	got := make(chan string, 1)
+	go func() { // the manager
+		w, err := os.OpenFile(toUser, os.O_WRONLY, 0)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		r, err := os.OpenFile(fromUser, os.O_RDONLY, 0)
+		if err != nil {
+			got <- err.Error()
+			return
+		}
+		_, _ = w.Write([]byte("19 23\n"))
+		_ = w.Close()
+		b, _ := io.ReadAll(r)
+		got <- string(b)
+	}()
+	r := isolateAs(t, env, root, nil, "--cg", "-s", "-b", "44", "--dir=/fifo0="+fifos+":rw",
+		"--stdin=/fifo0/m_to_u0", "--stdout=/fifo0/u0_to_m", "-t", "2", "-w", "30",
+		"--run", "--", "/bin/sh", "-c", "read a b; echo $((a + b))")
+	if r.code != 0 {
+		t.Errorf("the user's program: exit %d", r.code)
+	}
+	select {
+	case s := <-got:
+		if s != "42\n" {
+			t.Errorf("the manager read %q, want 42", s)
+		}
+	case <-time.After(time.Minute):
+		t.Error("the manager got nothing within a minute of the program's end")
+	}
+	if r := isolateAs(t, env, root, nil, "--cg", "-b", "44", "--cleanup"); r.code != 0 {
+		t.Errorf("cleanup: exit %d", r.code)
 	}
 	assertNothingLeft(t, env, "")
 }
