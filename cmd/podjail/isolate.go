@@ -29,6 +29,10 @@ import (
 // root, podjail from this image. PODJAIL_ISOLATE_IMAGE overrides it.
 const isolateDefaultImage = "localhost/podjail-gcc:latest"
 
+// isolateUnlimitedPids stands for -p without a number, isolate's
+// "unlimited": podjail keeps a ceiling all the same, a fork bomb's bound.
+const isolateUnlimitedPids = 4096
+
 // isolateCommand does what CMS and Judge0 ask of isolate (see
 // docs/isolate.md): --init makes the box directory, each --run runs in a
 // fresh container with the box mounted read-write at /box, --cleanup
@@ -248,7 +252,13 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		Pids:      int64(cmd.Processes),
 		Output:    stdout,
 	}
-	if cmd.ExtraTime > 0 {
+	if cmd.Processes == 0 {
+		run.Pids = isolateUnlimitedPids
+	}
+	// isolate kills at -t, or -x later: so does the processor ceiling,
+	// counted from the go on the run's cgroup (podjail's 2 s margin is
+	// for judges, not for a caller that reads the time back, as CMS does).
+	if cmd.Time > 0 {
 		run.CPULimit = cmd.Time + cmd.ExtraTime
 	}
 	if run.TimeLimit <= 0 {
