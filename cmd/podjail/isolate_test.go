@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -287,6 +288,46 @@ func TestIsolateCommunicationPipes(t *testing.T) {
 		t.Error("the manager got nothing within a minute of the program's end")
 	}
 	if r := isolateAs(t, env, root, nil, "--cg", "-b", "44", "--cleanup"); r.code != 0 {
+		t.Errorf("cleanup: exit %d", r.code)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// TestIsolateLimitsAsIsolate: a spinner under -t 1 is killed at about
+// 1 s of processor time and a sleeper under -w 3 at about 3 s, and the
+// meta says so, as isolate's does (CMS reads these figures back).
+func TestIsolateLimitsAsIsolate(t *testing.T) {
+	env := hosttest.Podman(t)
+	root := t.TempDir()
+	_ = os.Chmod(root, 0o777)
+	if r := isolateAs(t, env, root, nil, "--cg", "-b", "45", "--init"); r.code != 0 {
+		t.Fatalf("init: exit %d", r.code)
+	}
+	meta := filepath.Join(t.TempDir(), "meta")
+	seconds := func(m map[string]string, key string) float64 {
+		v, err := strconv.ParseFloat(m[key], 64)
+		if err != nil {
+			t.Fatalf("meta %s = %q: %v", key, m[key], err)
+		}
+		return v
+	}
+	r := isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "10",
+		"--run", "--", "/bin/sh", "-c", "while :; do :; done")
+	m := readMeta(t, meta)
+	if r.code != 1 || m["status"] != "TO" {
+		t.Errorf("spinner: exit %d, meta %v; want exit 1, TO", r.code, m)
+	} else if tm := seconds(m, "time"); tm < 0.9 || tm > 1.5 {
+		t.Errorf("spinner under -t 1: time %.3f s, want about 1 s", tm)
+	}
+	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "5", "-w", "3",
+		"--run", "--", "/bin/sh", "-c", "sleep 20")
+	m = readMeta(t, meta)
+	if r.code != 1 || m["status"] != "TO" {
+		t.Errorf("sleeper: exit %d, meta %v; want exit 1, TO", r.code, m)
+	} else if w := seconds(m, "time-wall"); w < 2.9 || w > 4 {
+		t.Errorf("sleeper under -w 3: wall time %.3f s, want about 3 s", w)
+	}
+	if r := isolateAs(t, env, root, nil, "--cg", "-b", "45", "--cleanup"); r.code != 0 {
 		t.Errorf("cleanup: exit %d", r.code)
 	}
 	assertNothingLeft(t, env, "")
