@@ -179,6 +179,15 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string)
 	if req.OutputLimit != nil {
 		run.OutputLimit = int64(*req.OutputLimit)
 	}
+	// libinteractive's pipes: read-only mounts, which still let the
+	// program open a named pipe for writing.
+	for _, b := range req.Binds {
+		src, err := filepath.Abs(b.Source)
+		if err != nil {
+			src = b.Source
+		}
+		run.Binds = append(run.Binds, bindings.Bind{Source: src, Destination: b.Target})
+	}
 	return run
 }
 

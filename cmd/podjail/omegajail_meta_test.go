@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
@@ -45,5 +46,18 @@ func TestOmegajailRunIsInHome(t *testing.T) {
 	}
 	if !home || run.WorkDir != "/home" || !slices.Contains(run.Env, "HOME=/home") {
 		t.Errorf("binds %+v, work dir %q, env %q: want the home directory read-only at /home, the working directory, HOME", run.Binds, run.WorkDir, run.Env)
+	}
+}
+
+// libinteractive's --bind pipes are mounted where omegaUp says.
+func TestOmegajailRunMountsBinds(t *testing.T) {
+	l, err := lang.Default().Lookup("cpp17")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := omegajail.Request{Binds: []omegajail.Bind{{Source: "/var/grade/1/Main_pipes", Target: "/home/Main_pipes"}}}
+	run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin")
+	if !slices.Contains(run.Binds, bindings.Bind{Source: "/var/grade/1/Main_pipes", Destination: "/home/Main_pipes"}) {
+		t.Errorf("binds %+v: want /var/grade/1/Main_pipes read-only at /home/Main_pipes", run.Binds)
 	}
 }
