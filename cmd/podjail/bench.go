@@ -23,6 +23,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/sandbox"
 )
 
 // benchReport is what podjail bench measured, all in one boot.
@@ -35,8 +36,15 @@ type benchReport struct {
 	// PodjailRun is the median elapsed time of a whole `podjail run`
 	// process (its setup, the run, the removal).
 	PodjailRun time.Duration `json:"podjail_run_ns"`
-	Judges     []benchJudge  `json:"judges"`
-	Burners    []benchBurner `json:"burners,omitempty"`
+	// Setup is the median time a runner takes to set up in the caller's
+	// process (connect, sweeps, host info, seccomp profile), what every
+	// CLI call without a service pays; ServiceDial the median time to
+	// reach a running service instead (connect and a Capabilities call).
+	// Zero: not measured (no --service).
+	Setup       time.Duration `json:"runner_setup_ns,omitempty"`
+	ServiceDial time.Duration `json:"service_dial_ns,omitempty"`
+	Judges      []benchJudge  `json:"judges"`
+	Burners     []benchBurner `json:"burners,omitempty"`
 }
 
 // benchJudge is one judge of the trivial problem.
@@ -94,6 +102,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	burnerBare := fs.String("burner-bare", "", "host `path` of the same burner binary, run bare for its rusage")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
+	service := fs.String("service", "", "Unix socket `path` of a running podjail service: also time reaching it against setting up a runner in process")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -137,6 +146,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return fail(exitFailure, err)
 	}
 
+	if *service != "" {
+		say("timing %d × a runner's setup in process and %d × reaching the service at %s", *repeat, *repeat, *service)
+		if rep.Setup, rep.ServiceDial, err = benchService(ctx, *repeat, *url, shimPath, *service); err != nil {
+			return fail(exitFailure, err)
+		}
+	}
 	runner, err := newRunner(ctx, *url, shimPath, log)
 	if err != nil {
 		return fail(exitFailure, err)
@@ -184,6 +199,31 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		printBench(stdout, rep)
 	}
 	return exitOK
+}
+
+// benchService times, median of n each, a runner's setup in this process
+// and reaching the service at path.
+func benchService(ctx context.Context, n int, url, shimPath, path string) (setup, dial time.Duration, err error) {
+	var setups, dials []time.Duration
+	for range n {
+		t0 := time.Now()
+		r, err := newRunner(ctx, url, shimPath, nil)
+		if err != nil {
+			return 0, 0, err
+		}
+		setups = append(setups, time.Since(t0))
+		r.Close(ctx)
+		t0 = time.Now()
+		_, closeFn, err := sandbox.Dial(ctx, path)
+		if err != nil {
+			return 0, 0, err
+		}
+		dials = append(dials, time.Since(t0))
+		_ = closeFn()
+	}
+	slices.Sort(setups)
+	slices.Sort(dials)
+	return setups[n/2], dials[n/2], nil
 }
 
 // benchJudgeOnce judges the trivial problem and sums it up.
@@ -293,6 +333,10 @@ func printBench(w io.Writer, r benchReport) {
 	fmt.Fprintf(w, "trivial program %s in %s\n", r.Program, r.Image)
 	fmt.Fprintf(w, "podman run --rm (median)        %10s  1.00 ×\n", ms(r.PodmanRun))
 	fmt.Fprintf(w, "podjail run, whole (median)     %10s  %.2f ×\n", ms(r.PodjailRun), r.PodjailRun.Seconds()/r.PodmanRun.Seconds())
+	if r.Setup > 0 {
+		fmt.Fprintf(w, "runner setup in process (median) %9s  %.3f × (what a CLI call pays without a service)\n", ms(r.Setup), r.Setup.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "reaching the service (median)   %10s  %.3f × (what it pays with one)\n", ms(r.ServiceDial), r.ServiceDial.Seconds()/r.PodmanRun.Seconds())
+	}
 	for _, j := range r.Judges {
 		fmt.Fprintf(w, "judge %d tests, P = %d (the program's peak memory, median: %d KiB):\n", j.Tests, j.Parallel, j.Peak>>10)
 		fmt.Fprintf(w, "  per-test critical path median %10s  %.3f × podman run (max %s)\n", ms(j.Critical), j.CriticalFrac, ms(j.CriticalMax))
