@@ -423,7 +423,10 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 	case rep != nil && rep.Error != "":
 		return &ShimError{Step: string(rep.Step), Err: rep.Error}
 	case res.Shimmed && rep == nil && res.Killed == "":
-		return &ShimError{Step: "report", Err: fmt.Sprintf("no report on the container's stderr (container exit code %d)", res.ContainerExitCode)}
+		// Either end may be at fault: the shim killed before it reported,
+		// or the Podman service cutting the stream (restarted or crashed
+		// while the program ran on). Neither is the program's.
+		return &ShimError{Step: "report", Err: fmt.Sprintf("no report on the container's stderr (container exit code %d): the shim was killed, or the Podman service cut the stream (restarted or failed)", res.ContainerExitCode)}
 	}
 	res.Measure = decide(rep, res.Cgroup, res.Shimmed, setup)
 	if rep != nil {

@@ -68,7 +68,9 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	switch r.Killed {
 	case KilledCPULimit, KilledIdle, KilledWallLimit:
 		if m.Time <= 0 {
-			return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s)", r.Killed, r.KilledNote)
+			// The go never reached the shim: most likely the stream to the
+			// Podman service was cut (the service restarted or failed).
+			return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
 		}
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
 	}

@@ -95,12 +95,14 @@ func systemctl(args ...string) *exec.Cmd {
 }
 
 // TestFaultPodmanRestartMidJudge restarts the Podman service while a test
-// runs: that test is IE naming Podman (the judge stops there; it does not
-// retry), and once Podman is back nothing of the judge is left.
+// runs: tests that would be AC (a 4 s nap, under the 8 s of no progress)
+// lose their stream, and the first is IE naming Podman, never WA or TLE
+// (the judge stops there; it does not retry); once Podman is back nothing
+// of the judge is left.
 func TestFaultPodmanRestartMidJudge(t *testing.T) {
 	env := hosttest.Podman(t)
-	sleep := testProgram + " sleep"
-	dir, langs, src := execProblem(t, env, "1", []string{testProgram + " exit 0", sleep, sleep, sleep})
+	nap := testProgram + " nap 4"
+	dir, langs, src := execProblem(t, env, "1", []string{testProgram + " exit 0", nap, nap, nap})
 	res, code, _ := judgeInterfered(t, env, nil, func() {
 		if out, err := systemctl("restart", "podman.service").CombinedOutput(); err != nil {
 			t.Errorf("restart Podman: %v\n%s", err, out)
