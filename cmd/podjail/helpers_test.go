@@ -24,7 +24,7 @@ var helpers = map[string]func(args []string) int{
 	"flood": flood,
 	"sleep": func([]string) int { time.Sleep(time.Hour); return 0 },
 	// nap N sleeps N seconds and exits 0.
-	"nap": func(a []string) int { n, _ := strconv.Atoi(a[0]); time.Sleep(time.Duration(n) * time.Second); return 0 },
+	"nap":   func(a []string) int { n, _ := strconv.Atoi(a[0]); time.Sleep(time.Duration(n) * time.Second); return 0 },
 	"label": label,
 	// exec-input is the program a judged test names on its first line.
 	"exec-input": execInput,
