@@ -21,6 +21,12 @@ import (
 func startService(t *testing.T, env hosttest.Env, args ...string) (sock string, stop func() (int, string)) {
 	t.Helper()
 	sock = filepath.Join(t.TempDir(), "podjail.sock")
+	return sock, startServiceAt(t, env, sock, syscall.SIGTERM, args...)
+}
+
+// startServiceAt is startService on the socket sock, stopped with sig.
+func startServiceAt(t *testing.T, env hosttest.Env, sock string, sig syscall.Signal, args ...string) (stop func() (int, string)) {
+	t.Helper()
 	cmd := exec.Command(env.Podjail, append([]string{"serve", "--listen", sock}, args...)...)
 	cmd.Env = append(os.Environ(), "PODJAIL_LOG_LEVEL=debug")
 	stderr, err := cmd.StderrPipe()
@@ -48,7 +54,7 @@ func startService(t *testing.T, env hosttest.Env, args ...string) (sock string, 
 	stopped := false
 	stop = func() (int, string) {
 		stopped = true
-		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Process.Signal(sig)
 		<-done
 		err := cmd.Wait()
 		code := 0
@@ -64,7 +70,7 @@ func startService(t *testing.T, env hosttest.Env, args ...string) (sock string, 
 			t.Logf("service: exit %d\n%s", code, out)
 		}
 	})
-	return sock, stop
+	return stop
 }
 
 // TestServeJudgesLikeInProcess judges one submission in this process and
@@ -129,6 +135,39 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 	}
 	if _, err := os.Stat(sock); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket is still there after the service stopped: %v", err)
+	}
+	assertNothingLeft(t, env, "")
+
+	// SIGKILL'd mid-judge: the next service, started on the dead one's
+	// stale socket, sweeps what it left when it starts and when it stops.
+	sock2 := filepath.Join(t.TempDir(), "podjail.sock")
+	kill := startServiceAt(t, env, sock2, syscall.SIGKILL, "--languages", langs)
+	judge = exec.Command(env.Podjail, "judge", "--service", sock2, "--lang", "exec", "--parallel", "2", sdir, ssrc)
+	if jerr, err = judge.StderrPipe(); err != nil {
+		t.Fatal(err)
+	}
+	if err := judge.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc = bufio.NewScanner(jerr)
+	for sc.Scan() {
+		if strings.HasPrefix(sc.Text(), "test 1/") {
+			break
+		}
+	}
+	code, slog = kill()
+	for sc.Scan() {
+	}
+	jres = judge.Wait()
+	t.Logf("judge through the killed service: %v; service: exit %d\n%s", jres, code, slog)
+	if !errors.As(jres, &exitErr) || exitErr.ExitCode() != exitFailure {
+		t.Errorf("the judge through a killed service ended with %v, want exit %d", jres, exitFailure)
+	}
+	stop3 := startServiceAt(t, env, sock2, syscall.SIGTERM, "--languages", langs)
+	if code, slog := stop3(); code != 0 {
+		t.Errorf("the service after the killed one exited %d\n%s", code, slog)
+	} else {
+		t.Logf("the service after the killed one:\n%s", slog)
 	}
 	assertNothingLeft(t, env, "")
 }
