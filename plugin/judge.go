@@ -55,6 +55,11 @@ type JudgeRequest struct {
 	// core of the Runner's Cores. Zero value: one per core; 1: one test
 	// after the other, unpinned.
 	Parallel int
+	// RetryIE judges a test that ended IE (a failure of ours or the
+	// host's: the runtime restarted, a stream cut) once more, on a fresh
+	// container, before the judge stops on it; the first attempt's note is
+	// kept in the result's. Zero value: the judge stops with IE at once.
+	RetryIE bool
 }
 
 // TestResult is the judgement of one test.
@@ -155,6 +160,7 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 				tmp: tmp, index: i, cpuset: cpusets[slot], cleanups: &cleanups}
 			return r.prepareTest(ctx, t)
 		},
+		retry: req.RetryIE,
 		stop: func(tr TestResult) bool {
 			return tr.Verdict != AC && (req.StopOnFirstFailure || tr.Verdict == IE || tr.Verdict == CF)
 		},

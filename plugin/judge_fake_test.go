@@ -426,3 +426,37 @@ func TestJudgeInteractive(t *testing.T) {
 		assertNothingLeft(t, rt, cg)
 	}
 }
+
+// A test whose first run fails for a reason of ours is IE and stops the
+// judge; with RetryIE it is judged once more on a fresh container, and
+// the note says so.
+func TestJudgeRetryIE(t *testing.T) {
+	for _, retry := range []bool{false, true} {
+		p := fakeProblem(t, "1", "2", "3")
+		var mu sync.Mutex
+		runs := map[string]int{}
+		r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+			n := strings.TrimSuffix(filepath.Base(s.InputFile), ".in")
+			mu.Lock()
+			defer mu.Unlock()
+			runs[n]++
+			if n == "2" && runs[n] == 1 {
+				return fakeProgram{noReport: true} // the shim dies: not the program's doing
+			}
+			return right(n)
+		})
+		req := judgeReq(p)
+		req.Parallel, req.RetryIE = 1, retry
+		res, err := r.Judge(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case !retry && (res.Verdict != IE || len(res.Tests) != 2):
+			t.Errorf("without retry: %s (%s), %d tests; want IE after 2", res.Verdict, res.Note, len(res.Tests))
+		case retry && (res.Verdict != AC || len(res.Tests) != 3 || !strings.Contains(res.Tests[1].Note, "judged again after IE")):
+			t.Errorf("with retry: %s (%s), %d tests; want AC, 3 tests, test 2 noting the retry", res.Verdict, res.Note, len(res.Tests))
+		}
+		assertNothingLeft(t, rt, cg)
+	}
+}

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"time"
 )
@@ -20,8 +21,10 @@ const lookahead = 2
 type pipeline struct {
 	n, slots int
 	prepare  func(ctx context.Context, i, slot int) *pending
-	stop     func(TestResult) bool
-	emit     func(i int, t TestResult)
+	// retry judges a test that ended IE once more, freshly prepared.
+	retry bool
+	stop  func(TestResult) bool
+	emit  func(i int, t TestResult)
 
 	mu      sync.Mutex
 	results []*TestResult
@@ -93,6 +96,11 @@ func (p *pipeline) slot(ctxs []context.Context, w int) {
 			break
 		}
 		tr := pend.judge(ctxs[i])
+		if tr.Verdict == IE && p.retry && ctxs[i].Err() == nil {
+			first := tr.Note
+			tr = p.prepare(ctxs[i], i, w).judge(ctxs[i])
+			tr.Note = strings.TrimSuffix("judged again after IE ("+first+"); "+tr.Note, "; ")
+		}
 		tr.Critical = time.Since(turn)
 		p.put(i, tr)
 	}

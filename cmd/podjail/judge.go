@@ -16,6 +16,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/sandbox"
 )
 
 // exitRejected is podjail judge's exit code for a judged submission that
@@ -36,6 +37,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	stopFirst := fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
 	asJSON := fs.Bool("json", false, "print the judgement as JSON on stdout")
 	service := serviceFlag(fs)
+	retryIE := fs.Bool("retry-ie", false, "judge a test that ended IE (a failure of the host or of podjail) once more on a fresh container before stopping")
 	parallel := fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -89,7 +91,8 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	var res plugin.JudgeResult
 	if svc != nil {
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
-		res, err = judgeThroughService(ctx, svc, fs.Arg(0), l.ID, source, *stopFirst, *parallel, progress)
+		res, err = judgeThroughService(ctx, svc, sandbox.JudgeRequest{ProblemDir: fs.Arg(0), Language: l.ID, Source: source,
+			StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE}, progress)
 	} else {
 		var shimPath string
 		if shimPath, err = findShim(*shimFlag); err != nil {
@@ -103,7 +106,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			return fail(exitFailure, err)
 		}
 		defer runner.Close(context.WithoutCancel(ctx))
-		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel, Progress: progress.update}
+		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE, Progress: progress.update}
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 		res, err = runner.Judge(ctx, req)
 	}

@@ -72,15 +72,15 @@ func buildResultOf(b sandbox.Build) plugin.BuildResult {
 
 // judgeThroughService judges through a podjail service, drawing progress
 // as podjail judge does in-process.
-func judgeThroughService(ctx context.Context, svc *sandbox.Client, problemDir, language string, source []byte, stopFirst bool, parallel int, p *progress) (plugin.JudgeResult, error) {
-	dir, err := filepath.Abs(problemDir)
+func judgeThroughService(ctx context.Context, svc *sandbox.Client, req sandbox.JudgeRequest, p *progress) (plugin.JudgeResult, error) {
+	dir, err := filepath.Abs(req.ProblemDir)
 	if err != nil {
 		return plugin.JudgeResult{}, err
 	}
-	res, err := svc.Judge(ctx, sandbox.JudgeRequest{ProblemDir: dir, Language: language, Source: source, StopOnFirstFailure: stopFirst, Parallel: parallel},
-		func(t sandbox.TestResult) { p.update(t.Index, t.Total, testResultOf(t)) })
+	req.ProblemDir = dir
+	res, err := svc.Judge(ctx, req, func(t sandbox.TestResult) { p.update(t.Index, t.Total, testResultOf(t)) })
 	if err != nil {
 		return plugin.JudgeResult{}, err
 	}
-	return judgeResultOf(res, parallel), nil
+	return judgeResultOf(res, req.Parallel), nil
 }

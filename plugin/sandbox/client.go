@@ -145,6 +145,7 @@ func (c *Client) Judge(ctx context.Context, req JudgeRequest, progress func(Test
 		Source:             req.Source,
 		StopOnFirstFailure: req.StopOnFirstFailure,
 		Parallel:           int32(req.Parallel),
+		RetryIe:            req.RetryIE,
 	})
 	if err != nil {
 		return JudgeResult{}, fromStatus(err)

@@ -178,6 +178,9 @@ type JudgeRequest struct {
 	// Parallel is how many tests run at once, each on a core of its own.
 	// Zero: one per core the plugin may use; 1: one after the other.
 	Parallel int
+	// RetryIE judges a test that ended IE once more on a fresh container
+	// before the judge stops on it. Zero value: it stops at once.
+	RetryIE bool
 }
 
 // TestResult is the judgement of one test.

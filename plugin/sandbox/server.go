@@ -311,6 +311,7 @@ func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) erro
 		Source:             req.GetSource(),
 		StopOnFirstFailure: req.GetStopOnFirstFailure(),
 		Parallel:           int(req.GetParallel()),
+		RetryIE:            req.GetRetryIe(),
 	}, progress)
 	switch {
 	case err != nil:

@@ -58,13 +58,13 @@ func TestServiceOverUnixSocket(t *testing.T) {
 	}
 	defer closeFn()
 	var seen []string
-	res, err := c.Judge(ctx, JudgeRequest{ProblemDir: "/p", Language: "c11", Source: []byte("x"), Parallel: 2},
+	res, err := c.Judge(ctx, JudgeRequest{ProblemDir: "/p", Language: "c11", Source: []byte("x"), Parallel: 2, RetryIE: true},
 		func(t TestResult) { seen = append(seen, t.Name) })
 	if err != nil || res.Verdict != AC || len(seen) != 1 {
 		t.Fatalf("judge through the socket: %+v %v, progress %v", res, err, seen)
 	}
-	if eng.lastJudge.Parallel != 2 || eng.lastJudge.ProblemDir != "/p" {
-		t.Errorf("the engine got %+v, want parallel 2 and the problem /p", eng.lastJudge)
+	if eng.lastJudge.Parallel != 2 || !eng.lastJudge.RetryIE || eng.lastJudge.ProblemDir != "/p" {
+		t.Errorf("the engine got %+v, want parallel 2, retry_ie and the problem /p", eng.lastJudge)
 	}
 	if _, err := Listen(path, -1); !errors.Is(err, ErrFailedPrecondition) {
 		t.Errorf("a second service on a live socket: %v, want ErrFailedPrecondition", err)

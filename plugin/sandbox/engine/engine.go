@@ -181,6 +181,7 @@ func (e *Engine) Judge(ctx context.Context, req sandbox.JudgeRequest, progress f
 		Languages:          e.langs,
 		StopOnFirstFailure: req.StopOnFirstFailure,
 		Parallel:           req.Parallel,
+		RetryIE:            req.RetryIE,
 		TmpDir:             e.tmpDir,
 		Progress: func(done, total int, t plugin.TestResult) {
 			progress(TestResult(done, total, t))

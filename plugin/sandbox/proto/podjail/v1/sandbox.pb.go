@@ -1015,7 +1015,10 @@ type JudgeRequest struct {
 	StopOnFirstFailure bool `protobuf:"varint,4,opt,name=stop_on_first_failure,json=stopOnFirstFailure,proto3" json:"stop_on_first_failure,omitempty"`
 	// parallel is how many tests run at once, each pinned to a core of its
 	// own; 0: one per core the plugin may use; 1: one after the other.
-	Parallel      int32 `protobuf:"varint,5,opt,name=parallel,proto3" json:"parallel,omitempty"`
+	Parallel int32 `protobuf:"varint,5,opt,name=parallel,proto3" json:"parallel,omitempty"`
+	// retry_ie judges a test that ended IE (a failure of the host or of
+	// podjail) once more on a fresh container before stopping on it.
+	RetryIe       bool `protobuf:"varint,6,opt,name=retry_ie,json=retryIe,proto3" json:"retry_ie,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1083,6 +1086,13 @@ func (x *JudgeRequest) GetParallel() int32 {
 		return x.Parallel
 	}
 	return 0
+}
+
+func (x *JudgeRequest) GetRetryIe() bool {
+	if x != nil {
+		return x.RetryIe
+	}
+	return false
 }
 
 type JudgeEvent struct {
@@ -1425,7 +1435,7 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04wall\x18\x0e \x01(\v2\x19.google.protobuf.DurationR\x04wall\"(\n" +
 	"\x0eReleaseRequest\x12\x16\n" +
 	"\x06handle\x18\x01 \x01(\tR\x06handle\"\x11\n" +
-	"\x0fReleaseResponse\"\xb7\x01\n" +
+	"\x0fReleaseResponse\"\xd2\x01\n" +
 	"\fJudgeRequest\x12\x1f\n" +
 	"\vproblem_dir\x18\x01 \x01(\tR\n" +
 	"problemDir\x12\x1f\n" +
@@ -1433,7 +1443,8 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"languageId\x12\x16\n" +
 	"\x06source\x18\x03 \x01(\fR\x06source\x121\n" +
 	"\x15stop_on_first_failure\x18\x04 \x01(\bR\x12stopOnFirstFailure\x12\x1a\n" +
-	"\bparallel\x18\x05 \x01(\x05R\bparallel\"v\n" +
+	"\bparallel\x18\x05 \x01(\x05R\bparallel\x12\x19\n" +
+	"\bretry_ie\x18\x06 \x01(\bR\aretryIe\"v\n" +
 	"\n" +
 	"JudgeEvent\x12,\n" +
 	"\x04test\x18\x01 \x01(\v2\x16.podjail.v1.TestResultH\x00R\x04test\x121\n" +
