@@ -112,8 +112,9 @@ func TestIsolateReplaysCMS(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "batch.cpp"), []byte("int main( {\n"), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
-		t.Fatalf("compile of a syntax error: exit %d", r.code)
+	// isolate exits 1 when the program fails; CMS reads the meta.
+	if r := isolateAs(t, env, root, nil, compile...); r.code != 1 {
+		t.Fatalf("compile of a syntax error: exit %d, want 1", r.code)
 	}
 	if m := readMeta(t, outer+"/run.meta.0"); m["status"] != "RE" {
 		t.Errorf("compile of a syntax error: meta %v, want status RE", m)
@@ -215,7 +216,7 @@ func TestIsolateHandsTheBoxBack(t *testing.T) {
 	if r.code != 0 || box == "" {
 		t.Fatalf("init: exit %d", r.code)
 	}
-	if r := isolateAs(t, env, root, nil, "--cg", "-s", "-b", "43", "--run", "--",
+	if r := isolateAs(t, env, root, nil, "--cg", "-s", "-b", "43", "-p", "--run", "--",
 		"/bin/sh", "-c", "mkdir d && echo x > d/f && chmod 0555 d"); r.code != 0 {
 		t.Fatalf("run: exit %d", r.code)
 	}
@@ -319,7 +320,7 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 	} else if tm := seconds(m, "time"); tm < 0.9 || tm > 1.5 {
 		t.Errorf("spinner under -t 1: time %.3f s, want about 1 s", tm)
 	}
-	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "5", "-w", "3",
+	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "5", "-w", "3", "-p",
 		"--run", "--", "/bin/sh", "-c", "sleep 20")
 	m = readMeta(t, meta)
 	if r.code != 1 || m["status"] != "TO" {
