@@ -7,10 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
@@ -143,10 +145,15 @@ func NewServiceServer(s *Server) *grpc.Server {
 	return g
 }
 
-// Dial reaches the service on the Unix socket at path. It checks that
-// something answers there (Capabilities), so a missing or dead service is
-// an error now, ErrUnavailable, not at the first call; close ends the
-// connection.
+// dialWait bounds Dial's wait for the connection when ctx has no
+// deadline: a socket-activated service starts within it.
+const dialWait = 30 * time.Second
+
+// Dial reaches the service on the Unix socket at path and waits until the
+// connection is up (the service accepted this caller), so a missing, dead
+// or refusing service is an error now, ErrUnavailable, not at the first
+// call. It asks the service nothing: Capabilities asks Podman, which costs
+// as much as a runner's setup. close ends the connection.
 func Dial(ctx context.Context, path string) (c *Client, close func() error, err error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("%w: no podjail service at %s (start one with podjail serve): %v", ErrUnavailable, path, err)
@@ -155,10 +162,24 @@ func Dial(ctx context.Context, path string) (c *Client, close func() error, err 
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
 	}
-	c = NewClient(conn)
-	if _, err := c.Capabilities(ctx); err != nil {
-		_ = conn.Close()
-		return nil, nil, fmt.Errorf("the podjail service at %s: %w", path, err)
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, dialWait)
+		defer cancel()
 	}
-	return c, conn.Close, nil
+	conn.Connect()
+	for {
+		s := conn.GetState()
+		if s == connectivity.Ready {
+			return NewClient(conn), conn.Close, nil
+		}
+		if s == connectivity.TransientFailure || s == connectivity.Shutdown {
+			_ = conn.Close()
+			return nil, nil, fmt.Errorf("%w: the podjail service at %s does not accept this caller's connection (not running, or the caller is not let in)", ErrUnavailable, path)
+		}
+		if !conn.WaitForStateChange(ctx, s) {
+			_ = conn.Close()
+			return nil, nil, fmt.Errorf("%w: the podjail service at %s: %v", ErrUnavailable, path, ctx.Err())
+		}
+	}
 }
