@@ -31,10 +31,12 @@ func parentOwner(id string) (pid int, start uint64, ok bool) {
 // SweepParents destroys the per-run parents whose runner is gone and
 // returns their ids. Parents whose name does not parse are left alone.
 func SweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance) ([]string, error) {
-	return sweepParents(ctx, d, self, processAlive)
+	return sweepParents(ctx, d, self, processAlive, false)
 }
 
-func sweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance, alive func(int, uint64) bool) ([]string, error) {
+// sweepParents is SweepParents with the liveness check given; mineToo
+// also takes self's own parents (a closing runner's: none should be left).
+func sweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance, alive func(int, uint64) bool, mineToo bool) ([]string, error) {
 	list, err := d.List(ctx)
 	if err != nil {
 		return nil, err
@@ -43,7 +45,8 @@ func sweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance, alive 
 	var errs []error
 	for _, p := range list {
 		pid, start, ok := parentOwner(p.ID)
-		if !ok || (pid == self.PID && start == self.Start) || alive(pid, start) {
+		mine := pid == self.PID && start == self.Start
+		if !ok || (mine && !mineToo) || (!mine && alive(pid, start)) {
 			continue
 		}
 		if err := d.Destroy(ctx, p); err != nil {

@@ -41,11 +41,23 @@ func TestSweepParentsTakesOnlyDeadOwners(t *testing.T) {
 	alive := parentID(Instance{PID: 20, Start: 200})
 	dead := parentID(Instance{PID: 30, Start: 300})
 	d := &fakeDriver{parents: []cgroupdrv.Parent{{ID: mine}, {ID: alive}, {ID: dead}, {ID: "podjail_foreign"}}}
-	got, err := sweepParents(context.Background(), d, self, func(pid int, _ uint64) bool { return pid == 20 })
+	got, err := sweepParents(context.Background(), d, self, func(pid int, _ uint64) bool { return pid == 20 }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got, []string{dead}) || !slices.Equal(d.destroyed, []string{dead}) {
 		t.Errorf("swept %v, destroyed %v; want only %s", got, d.destroyed, dead)
+	}
+}
+
+// A closing runner takes its own parents too, never a live instance's.
+func TestSweepParentsMineTooAtClose(t *testing.T) {
+	self := Instance{PID: 10, Start: 100}
+	mine := parentID(self)
+	alive := parentID(Instance{PID: 20, Start: 200})
+	d := &fakeDriver{parents: []cgroupdrv.Parent{{ID: mine}, {ID: alive}}}
+	got, err := sweepParents(context.Background(), d, self, func(pid int, _ uint64) bool { return pid == 20 }, true)
+	if err != nil || !slices.Equal(got, []string{mine}) {
+		t.Errorf("swept %v, %v; want only our own %s", got, err, mine)
 	}
 }

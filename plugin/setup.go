@@ -90,18 +90,31 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	return r, nil
 }
 
-// Close sweeps once more what dead podjail instances left. A request a
-// killed instance had in flight when it died (a container's create, a
-// parent's transient unit) is carried out by Podman or systemd all the
-// same, and can land after this runner's start swept.
+// Close ends the runner's work on the host. It removes what this podjail
+// instance (this process: every Runner of it shares Self) still has:
+// nothing, unless a run's own cleanup lost a race, which is then logged.
+// And it sweeps once more what dead instances left: a request a killed
+// instance had in flight when it died (a container's create, a parent's
+// transient unit) is carried out by Podman or systemd all the same, and
+// can land after this runner's start swept. Call it once no run of this
+// process is under way.
 func (r *Runner) Close(ctx context.Context) {
 	log := r.Log
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	sweepContainers(ctx, r.Runtime, r.Self, log)
-	if r.Cgroups != nil {
-		sweepParentsLogged(ctx, r.Cgroups, r.Self, log)
+	if left, err := sweep(ctx, r.Runtime, r.Self, true); err != nil {
+		log.Warn("sweeping containers failed", "error", err)
+	} else if len(left) > 0 {
+		log.Warn("removed containers left at close (ours, whose cleanup was missed, or dead instances')", "containers", left)
+	}
+	if r.Cgroups == nil {
+		return
+	}
+	if left, err := sweepParents(ctx, r.Cgroups, r.Self, processAlive, true); err != nil {
+		log.Warn("sweeping run parents failed", "error", err)
+	} else if len(left) > 0 {
+		log.Warn("removed run parents left at close (ours, whose cleanup was missed, or dead instances')", "parents", left)
 	}
 }
 

@@ -10,6 +10,12 @@ import (
 // Sweep removes the containers that podjail instances of this host left
 // behind when they died, and returns their names.
 func Sweep(ctx context.Context, rt bindings.Runtime, self Instance) ([]string, error) {
+	return sweep(ctx, rt, self, false)
+}
+
+// sweep is Sweep; mineToo also takes self's own containers (a closing
+// runner's: none should be left).
+func sweep(ctx context.Context, rt bindings.Runtime, self Instance, mineToo bool) ([]string, error) {
 	list, err := rt.ListByLabel(ctx, LabelInstance)
 	if err != nil {
 		return nil, err
@@ -17,7 +23,8 @@ func Sweep(ctx context.Context, rt bindings.Runtime, self Instance) ([]string, e
 	var removed []string
 	var errs []error
 	for _, c := range list {
-		if !orphaned(c.Labels, self, processAlive) {
+		owner, _ := parseInstance(c.Labels)
+		if !orphaned(c.Labels, self, processAlive) && !(mineToo && owner == self) {
 			continue
 		}
 		if err := rt.Remove(ctx, c.ID); err != nil {
