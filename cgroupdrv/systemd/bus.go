@@ -42,6 +42,10 @@ func (b *Bus) get(ctx context.Context) (*sd.Conn, error) {
 		c   *sd.Conn
 		err error
 	)
+	// godbus closes a connection when the context it was made with ends:
+	// the shared one must not end with the call that happened to make it
+	// (a request in flight on it would lose its answer, and be retried).
+	ctx = context.WithoutCancel(ctx)
 	if b.User {
 		c, err = sd.NewUserConnectionContext(ctx)
 	} else {

@@ -8,6 +8,7 @@ package systemd
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -64,9 +65,18 @@ func (d *Driver) Create(ctx context.Context, id string) (cgroupdrv.Parent, error
 	}
 	err := d.job(ctx, "start "+name, func(c *sd.Conn, ch chan<- string) error {
 		_, err := c.StartTransientUnitContext(ctx, name, "fail", props, ch)
+		if isUnitExists(err) {
+			// The id is ours alone: a request sent again after its
+			// connection broke, whose first sending systemd carried out.
+			ch <- "done"
+			return nil
+		}
 		return err
 	})
 	if err != nil {
+		// It may exist all the same (the answer lost): nothing of it
+		// may be left.
+		_ = d.Destroy(context.WithoutCancel(ctx), p)
 		return p, err
 	}
 	cg, err := d.controlGroup(ctx, name)
@@ -168,6 +178,14 @@ func (d *Driver) job(ctx context.Context, what string, start func(*sd.Conn, chan
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, ctx.Err())
 	}
+}
+
+func isUnitExists(err error) bool {
+	var de dbus.Error
+	if errors.As(err, &de) {
+		return de.Name == "org.freedesktop.systemd1.UnitExists"
+	}
+	return err != nil && strings.Contains(err.Error(), "already loaded or has a fragment file")
 }
 
 func isNoSuchUnit(err error) bool {
