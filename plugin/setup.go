@@ -137,7 +137,8 @@ func sweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, 
 // hostSetup asks the service about its host, picks the cgroup driver,
 // sweeps dead instances' parents and writes the seccomp profile.
 func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string)) (*Runner, error) {
-	host, err := client.Host(ctx)
+	cache := hostCache{dir: seccompDir(os.Geteuid() != 0), now: time.Now}
+	host, err := cache.get(ctx, client.URL(), client.Host)
 	if err != nil {
 		return nil, err
 	}
