@@ -367,6 +367,13 @@ func TestSELinuxContribModule(t *testing.T) {
 	for _, m := range reservedRe.FindAllStringSubmatch(r.stderr, -1) {
 		levels++
 		for _, d := range denialsOf(t, m[1]) {
+			// What the module is for: the run itself (container_t). A
+			// denial to Podman's conmon on the run's files is the
+			// distribution's Podman policy, logged, not the module's.
+			if !strings.Contains(d, "scontext=system_u:system_r:container_t:") {
+				t.Logf("not the run's (Podman's own policy): %s", d)
+				continue
+			}
 			t.Errorf("denied to the run at %s: %s", m[1], d)
 		}
 	}
