@@ -15,17 +15,17 @@ var DefaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}
 
 // Config is the parsed command line.
 type Config struct {
-	MemoryBytes int64    // memory.max of the program cgroup
-	Pids        int64    // pids.max of the program cgroup
-	Stdin       string   // input file; "" means /dev/null, StdinInherit the shim's own stdin
+	MemoryBytes int64  // memory.max of the program cgroup
+	Pids        int64  // pids.max of the program cgroup
+	Stdin       string // input file; "" means /dev/null, StdinInherit the shim's own stdin
 	// Stderr is the file the program's stderr goes to, opened for writing
 	// (not created) by the shim; "" means /dev/null.
 	Stderr string
 	// StderrToStdout gives the program its stdout as stderr too.
 	StderrToStdout bool
-	Env         []string // the program's environment: DefaultEnv then each --env
-	Argv        []string // program path (absolute) and its arguments
-	Armed       bool     // wait for the runner's go before starting the program
+	Env            []string // the program's environment: DefaultEnv then each --env
+	Argv           []string // program path (absolute) and its arguments
+	Armed          bool     // wait for the runner's go before starting the program
 }
 
 // ParseArgs parses args (without argv[0]):
