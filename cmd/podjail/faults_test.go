@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
@@ -31,25 +30,14 @@ func judgeInterfered(t *testing.T, env hosttest.Env, env2 []string, interfere fu
 	cmd.Env = append(os.Environ(), env2...)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var log strings.Builder
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-		if strings.HasPrefix(sc.Text(), "test 1/") {
+	rest := startUntil(t, cmd, func(line string) bool {
+		if strings.HasPrefix(line, "test 1/") {
 			interfere()
-			break
+			return true
 		}
-	}
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-	}
+		return false
+	})
+	log := rest()
 	code := 0
 	var exitErr *exec.ExitError
 	if err := cmd.Wait(); errors.As(err, &exitErr) {
@@ -57,7 +45,7 @@ func judgeInterfered(t *testing.T, env hosttest.Env, env2 []string, interfere fu
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("judge: exit %d\n%s", code, log.String())
+	t.Logf("judge: exit %d\n%s", code, log)
 	var res plugin.JudgeResult
 	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
 		t.Fatalf("judgement is not JSON (exit %d): %v\n%s", code, err, stdout.String())
@@ -65,7 +53,7 @@ func judgeInterfered(t *testing.T, env hosttest.Env, env2 []string, interfere fu
 	for _, tr := range res.Tests {
 		t.Logf("  test %s: %s %.3f s (%s)", tr.Name, tr.Verdict, tr.Time.Seconds(), tr.Note)
 	}
-	return res, code, log.String()
+	return res, code, log
 }
 
 // wantIE checks a judgement ended IE (exit 1), with a test or the judge's

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -160,4 +161,39 @@ func mountOptions(dir string) string {
 		}
 	}
 	return found
+}
+
+// startUntil starts cmd and reads its stderr until a line for which mark
+// is true (or its end). The returned function waits for the rest of
+// stderr and returns all of it.
+func startUntil(t *testing.T, cmd *exec.Cmd, mark func(line string) bool) (rest func() string) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		log.WriteString(sc.Text() + "\n")
+		if mark(sc.Text()) {
+			break
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		for sc.Scan() {
+			log.WriteString(sc.Text() + "\n")
+		}
+		close(done)
+	}()
+	return func() string { <-done; return log.String() }
+}
+
+// hasPrefix is a mark for startUntil.
+func hasPrefix(p string) func(string) bool {
+	return func(line string) bool { return strings.HasPrefix(line, p) }
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -145,29 +144,7 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 	// test's verdict is out, the third and fourth run, more are armed.
 	startJudge := func(t *testing.T) (*exec.Cmd, func() string) {
 		cmd := exec.Command(env.Podjail, append(judge, dir, src)...)
-		stderr, err := cmd.StderrPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		var log strings.Builder
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-			if strings.HasPrefix(sc.Text(), "test 2/") {
-				break
-			}
-		}
-		done := make(chan struct{})
-		go func() {
-			for sc.Scan() {
-				log.WriteString(sc.Text() + "\n")
-			}
-			close(done)
-		}()
-		return cmd, func() string { <-done; return log.String() }
+		return cmd, startUntil(t, cmd, hasPrefix("test 2/"))
 	}
 	t.Run("ctrl-c", func(t *testing.T) {
 		cmd, log := startJudge(t)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"errors"
 	"os"
 	"os/exec"
@@ -29,40 +28,19 @@ func startServiceAt(t *testing.T, env hosttest.Env, sock string, sig syscall.Sig
 	t.Helper()
 	cmd := exec.Command(env.Podjail, append([]string{"serve", "--listen", sock}, args...)...)
 	cmd.Env = append(os.Environ(), "PODJAIL_LOG_LEVEL=debug")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var log strings.Builder
-	sc := bufio.NewScanner(stderr)
-	for sc.Scan() {
-		log.WriteString(sc.Text() + "\n")
-		if strings.Contains(sc.Text(), "serving") {
-			break
-		}
-	}
-	done := make(chan struct{})
-	go func() {
-		for sc.Scan() {
-			log.WriteString(sc.Text() + "\n")
-		}
-		close(done)
-	}()
+	rest := startUntil(t, cmd, func(line string) bool { return strings.Contains(line, "serving") })
 	stopped := false
 	stop = func() (int, string) {
 		stopped = true
 		_ = cmd.Process.Signal(sig)
-		<-done
+		log := rest()
 		err := cmd.Wait()
 		code := 0
 		var exitErr *exec.ExitError
 		if errors.As(err, &exitErr) {
 			code = exitErr.ExitCode()
 		}
-		return code, log.String()
+		return code, log
 	}
 	t.Cleanup(func() {
 		if !stopped {
@@ -105,27 +83,11 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 	sleep := testProgram + " sleep"
 	sdir, _, ssrc := execProblem(t, env, "1", []string{testProgram + " exit 0", sleep, sleep, sleep, sleep})
 	judge := exec.Command(env.Podjail, "judge", "--service", sock, "--lang", "exec", "--parallel", "2", sdir, ssrc)
-	jerr, err := judge.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := judge.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var jlog strings.Builder
-	sc := bufio.NewScanner(jerr)
-	for sc.Scan() {
-		jlog.WriteString(sc.Text() + "\n")
-		if strings.HasPrefix(sc.Text(), "test 1/") {
-			break
-		}
-	}
+	jlog := startUntil(t, judge, hasPrefix("test 1/"))
 	code, slog := stop()
-	for sc.Scan() {
-		jlog.WriteString(sc.Text() + "\n")
-	}
+	out := jlog() // all of stderr before Wait
 	jres := judge.Wait()
-	t.Logf("judge through the stopped service: %v\n%s\nservice: exit %d\n%s", jres, jlog.String(), code, slog)
+	t.Logf("judge through the stopped service: %v\n%s\nservice: exit %d\n%s", jres, out, code, slog)
 	var exitErr *exec.ExitError
 	if !errors.As(jres, &exitErr) || exitErr.ExitCode() != exitFailure {
 		t.Errorf("the judge through a stopped service ended with %v, want exit %d (a failure of ours)", jres, exitFailure)
@@ -143,23 +105,11 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 	sock2 := filepath.Join(t.TempDir(), "podjail.sock")
 	kill := startServiceAt(t, env, sock2, syscall.SIGKILL, "--languages", langs)
 	judge = exec.Command(env.Podjail, "judge", "--service", sock2, "--lang", "exec", "--parallel", "2", sdir, ssrc)
-	if jerr, err = judge.StderrPipe(); err != nil {
-		t.Fatal(err)
-	}
-	if err := judge.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc = bufio.NewScanner(jerr)
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), "test 1/") {
-			break
-		}
-	}
+	jlog = startUntil(t, judge, hasPrefix("test 1/"))
 	code, slog = kill()
-	for sc.Scan() {
-	}
+	out = jlog()
 	jres = judge.Wait()
-	t.Logf("judge through the killed service: %v; service: exit %d\n%s", jres, code, slog)
+	t.Logf("judge through the killed service: %v\n%s\nservice: exit %d\n%s", jres, out, code, slog)
 	if !errors.As(jres, &exitErr) || exitErr.ExitCode() != exitFailure {
 		t.Errorf("the judge through a killed service ended with %v, want exit %d", jres, exitFailure)
 	}
