@@ -61,6 +61,7 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
+	req.MemoryBytes = r.memoryLimit(req.MemoryBytes)
 	a := &Armed{r: r, req: req, killed: make(chan stopReason, 1), cleaned: make(chan struct{}),
 		res: RunResult{Image: req.Image, OutputLimit: req.OutputLimit, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}}
 	defer func() {
@@ -284,7 +285,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 		r.nameSyscall(res, a.began, time.Now())
 	}
 	if req.TimeLimit > 0 {
-		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: *res, limit: req.TimeLimit, matched: true})
+		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: *res, limit: req.TimeLimit, matched: true, memoryExit: req.MemoryExitCode})
 	}
 	return *res, nil
 }

@@ -69,6 +69,7 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 	req := RunRequest{
 		Image:       l.BuildImage,
 		Command:     append(append([]string{}, mergeStderr...), l.Compile...),
+		Env:         l.Env,
 		Output:      out,
 		OutputLimit: buildOutputLimit,
 		MemoryBytes: memory,
@@ -110,6 +111,9 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 		res.Note = fmt.Sprintf("the compiler exited with code %d", run.ExitCode)
 	case missing != "":
 		res.Note = "the build made no " + missing
+		if l.ArtefactHint != "" {
+			res.Note += ": " + l.ArtefactHint
+		}
 	default:
 		res.OK = true
 	}

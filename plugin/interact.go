@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
@@ -30,6 +29,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	sol := RunRequest{
 		Image:       req.Lang.RunImage,
 		Command:     req.Lang.Run,
+		Env:         req.Lang.Env,
 		StdinStream: toSol,
 		Output:      fromSol,
 		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
@@ -85,15 +85,15 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 			})
 			wg.Wait()
 		}
-		return interactiveVerdict(tr, limit, solRes, solErr, interRes, interErr)
+		return interactiveVerdict(tr, testOutcome{res: solRes, err: solErr, limit: limit, matched: true, memoryExit: req.Lang.MemoryExitCode}, interRes, interErr)
 	}
 	return &pending{judge: judge, drop: drop}
 }
 
 // interactiveVerdict decides an interactive test from its two runs.
-func interactiveVerdict(tr TestResult, limit time.Duration, solRes RunResult, solErr error, interRes RunResult, interErr error) TestResult {
-	tr.Run, tr.Time, tr.Peak = solRes, solRes.Measure.Time, solRes.Measure.Peak
-	tr.Verdict, tr.Note = decideVerdict(testOutcome{res: solRes, err: solErr, limit: limit, matched: true})
+func interactiveVerdict(tr TestResult, sol testOutcome, interRes RunResult, interErr error) TestResult {
+	tr.Run, tr.Time, tr.Peak = sol.res, sol.res.Measure.Time, sol.res.Measure.Peak
+	tr.Verdict, tr.Note = decideVerdict(sol)
 	if tr.Verdict != AC {
 		return tr
 	}

@@ -92,6 +92,12 @@ type JudgeResult struct {
 	TestsWall time.Duration `json:"tests_wall_ns"`
 	// Parallel is how many tests ran at once.
 	Parallel int `json:"parallel"`
+	// TimeLimit is the limit the tests were judged against: the problem's
+	// plus the language's extra time.
+	TimeLimit time.Duration `json:"time_limit_ns"`
+	// MemoryLimit is the memory every run had: the problem's limit, or the
+	// Runner's MemoryCeiling when that is lower.
+	MemoryLimit int64 `json:"memory_limit_bytes"`
 }
 
 // Judge builds the submission and runs it on every test, each in a fresh
@@ -145,6 +151,7 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		return out, nil
 	}
 	limit := p.TimeLimit + req.Lang.ExtraTime
+	out.TimeLimit, out.MemoryLimit = limit, r.memoryLimit(p.MemoryBytes)
 	slots, cpusets, err := r.slots(req.Parallel)
 	if err != nil {
 		return out, err
@@ -221,6 +228,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		WallLimit:   d.Wall,
 		Image:       t.req.Lang.RunImage,
 		Command:     t.req.Lang.Run,
+		Env:         t.req.Lang.Env,
 		InputFile:   t.test.Input,
 		Binds:       []bindings.Bind{{Source: t.artefacts, Destination: lang.ArtefactDir}},
 		OutputLimit: t.req.Problem.OutputBytes,
@@ -266,7 +274,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 	}
 	judge := func(ctx context.Context) TestResult {
 		defer closeAll()
-		o := testOutcome{limit: t.limit, matched: true, err: armErr}
+		o := testOutcome{limit: t.limit, matched: true, err: armErr, memoryExit: t.req.Lang.MemoryExitCode}
 		if armErr == nil {
 			o.res, o.err = armed.Fire(ctx)
 		}

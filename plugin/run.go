@@ -102,6 +102,10 @@ type RunRequest struct {
 	// Env adds NAME=VALUE entries to the program's environment, which is
 	// otherwise the shim's clean one. Zero value: nothing added.
 	Env []string
+	// MemoryExitCode is the exit code by which the program's runtime says
+	// it ran out of memory (lang.Language.MemoryExitCode); with TimeLimit
+	// set, a run ending with it is MLE. Zero value: no such code.
+	MemoryExitCode int
 	// Writable, WorkDir and Binds are passed to the container spec (see
 	// bindings.Spec). Zero values: read-only root, the image's working
 	// directory, no extra mounts.
@@ -270,6 +274,14 @@ const (
 // kept: the report is the last line.
 const stderrKeep = 64 << 10
 
+// memoryLimit is the memory a run asking for b gets: b, or the ceiling.
+func (r *Runner) memoryLimit(b int64) int64 {
+	if r.MemoryCeiling > 0 && b > r.MemoryCeiling {
+		return r.MemoryCeiling
+	}
+	return b
+}
+
 // Runner runs programs in containers.
 type Runner struct {
 	// Runtime is the container engine. Required.
@@ -300,6 +312,10 @@ type Runner struct {
 	// judging tests side by side (JudgeRequest.Parallel). Zero value:
 	// tests run one at a time.
 	Cores []int
+	// MemoryCeiling is the most memory any run may have: a request's larger
+	// MemoryBytes is lowered to it (omegaUp keeps every run under 640 MiB
+	// so that a worker's runs fit its machine). Zero value: no ceiling.
+	MemoryCeiling int64
 
 	warned sync.Map // images already warned about running without the shim
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
 	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
+	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -26,6 +27,26 @@ type Setup struct {
 	Shim string
 	// Log receives the runner's log. Zero value: nothing is logged.
 	Log hclog.Logger
+	// MemoryCeiling is the Runner's MemoryCeiling. Zero value: none.
+	MemoryCeiling int64
+}
+
+// MemoryCeilingEnv names the environment variable that the commands read a
+// Runner's memory ceiling from (a size: 640MiB), so that it holds for every
+// front, including those a judge execs with its own flags.
+const MemoryCeilingEnv = "PODJAIL_MEMORY_CEILING"
+
+// MemoryCeilingFromEnv reads $PODJAIL_MEMORY_CEILING; 0 when it is not set.
+func MemoryCeilingFromEnv() (int64, error) {
+	s := os.Getenv(MemoryCeilingEnv)
+	if s == "" {
+		return 0, nil
+	}
+	b, err := lang.ParseSize(s)
+	if err != nil || b <= 0 {
+		return 0, &RequestError{"$" + MemoryCeilingEnv, fmt.Errorf("%q is not a memory size like 640MiB (%v)", s, err)}
+	}
+	return b, nil
 }
 
 // Connect reaches the Podman service picked by socket discovery.
@@ -82,7 +103,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.Shim = s.Shim
+	r.Shim, r.MemoryCeiling = s.Shim, s.MemoryCeiling
 	// After the sweep: a swept container's level is not adopted.
 	if err := adoptLevels(ctx, client, r.Levels, log); err != nil {
 		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)

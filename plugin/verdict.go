@@ -49,6 +49,9 @@ type testOutcome struct {
 	limit   time.Duration
 	diff    *compare.Diff
 	matched bool // the comparator accepted (ignored when a checker decides)
+	// memoryExit is the exit code by which the language's runtime says it
+	// ran out of memory; 0 none.
+	memoryExit int
 }
 
 // decideVerdict applies the rules, in order: a failure of ours is IE; a
@@ -76,6 +79,11 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	}
 	if m.MemoryExceeded {
 		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
+	}
+	// A runtime with a heap of its own (a JVM) stops at its heap's limit,
+	// below the cgroup's, and says so only by its exit code.
+	if o.memoryExit != 0 && r.Killed == "" && r.Signal == "" && int(r.ExitCode) == o.memoryExit {
+		return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
 	}
 	if r.Killed == KilledOutputLimit {
 		return OLE, r.KilledNote

@@ -4,8 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 
 	sd "github.com/coreos/go-systemd/v22/dbus"
 	"github.com/godbus/dbus/v5"
@@ -21,8 +26,16 @@ type Bus struct {
 	// system one. Zero value: the system manager.
 	User bool
 
+	// open opens one connection to the bus, not yet authenticated (tests
+	// give a fake bus's). Zero value: the bus User selects, at its
+	// address from the environment or the default one.
+	open func(opts ...dbus.ConnOption) (*dbus.Conn, error)
+
 	mu   sync.Mutex
 	conn *sd.Conn
+	// gone is closed once either of conn's two connections (calls, and
+	// the signals that carry the jobs' results) has closed.
+	gone <-chan struct{}
 }
 
 func (b *Bus) name() string {
@@ -38,24 +51,69 @@ func (b *Bus) get(ctx context.Context) (*sd.Conn, error) {
 	if b.conn != nil {
 		return b.conn, nil
 	}
-	var (
-		c   *sd.Conn
-		err error
-	)
 	// godbus closes a connection when the context it was made with ends:
 	// the shared one must not end with the call that happened to make it
 	// (a request in flight on it would lose its answer, and be retried).
 	ctx = context.WithoutCancel(ctx)
-	if b.User {
-		c, err = sd.NewUserConnectionContext(ctx)
-	} else {
-		c, err = sd.NewSystemConnectionContext(ctx)
-	}
+	var raw []*dbus.Conn
+	c, err := sd.NewConnection(func() (*dbus.Conn, error) {
+		conn, err := b.dial(ctx)
+		if err == nil {
+			raw = append(raw, conn)
+		}
+		return conn, err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s: %v", cgroupdrv.ErrBusUnreachable, b.name(), err)
 	}
-	b.conn = c
+	gone := make(chan struct{})
+	var once sync.Once
+	for _, r := range raw {
+		context.AfterFunc(r.Context(), func() { once.Do(func() { close(gone) }) })
+	}
+	b.conn, b.gone = c, gone
 	return c, nil
+}
+
+// dial makes one authenticated connection, as go-systemd's
+// NewSystemConnectionContext and NewUserConnectionContext do (EXTERNAL
+// with the uid: no user name to look up), keeping the *dbus.Conn, whose
+// context says when it closed.
+func (b *Bus) dial(ctx context.Context) (*dbus.Conn, error) {
+	open := b.open
+	switch {
+	case open != nil:
+	case b.User:
+		open = dbus.SessionBusPrivate
+	default:
+		open = dbus.SystemBusPrivate
+	}
+	conn, err := open(dbus.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	if err := conn.Auth([]dbus.Auth{dbus.AuthExternal(strconv.Itoa(os.Getuid()))}); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	if err := conn.Hello(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+// lost returns a channel closed once c has closed: the bus hung up, or
+// c was dropped after a call found it broken.
+func (b *Bus) lost(c *sd.Conn) <-chan struct{} {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.conn == c {
+		return b.gone
+	}
+	closed := make(chan struct{})
+	close(closed)
+	return closed
 }
 
 // drop forgets c if it is still the shared connection.
@@ -68,8 +126,20 @@ func (b *Bus) drop(c *sd.Conn) {
 	}
 }
 
+// broken says err is the connection failing, not an answer: the bus hung
+// up (read EOF or reset, godbus then closes the connection), or a write
+// found it gone before godbus noticed.
+func broken(err error) bool {
+	for _, e := range []error{dbus.ErrClosed, io.EOF, io.ErrUnexpectedEOF, net.ErrClosed, syscall.EPIPE, syscall.ECONNRESET} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // Do calls f with the shared connection, once more on a new connection if
-// the first one turned out to be closed.
+// the first one turned out to be broken or closed.
 func (b *Bus) Do(ctx context.Context, f func(*sd.Conn) error) error {
 	for attempt := 0; ; attempt++ {
 		c, err := b.get(ctx)
@@ -77,7 +147,7 @@ func (b *Bus) Do(ctx context.Context, f func(*sd.Conn) error) error {
 			return err
 		}
 		err = f(c)
-		if attempt == 0 && (errors.Is(err, dbus.ErrClosed) || !c.Connected()) {
+		if attempt == 0 && (broken(err) || !c.Connected()) {
 			b.drop(c)
 			continue
 		}

@@ -160,24 +160,44 @@ func (d *Driver) List(ctx context.Context) ([]cgroupdrv.Parent, error) {
 }
 
 // job runs one systemd job and waits, at most JobTimeout, for its result.
+// The result comes as a signal on the connection the job was asked on: if
+// that connection closes first, the result is lost with it, and the job is
+// asked for once more on a new one (start and stop may be sent twice: a
+// unit already there was started by the first, one gone was stopped).
 func (d *Driver) job(ctx context.Context, what string, start func(*sd.Conn, chan<- string) error) error {
-	ch := make(chan string, 1)
-	if err := d.Bus.Do(ctx, func(c *sd.Conn) error { return start(c, ch) }); err != nil {
-		return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, err)
-	}
 	t := time.NewTimer(JobTimeout)
 	defer t.Stop()
-	select {
-	case res := <-ch:
-		if res != "done" {
-			return fmt.Errorf("%w: %s: job result %q", cgroupdrv.ErrJob, what, res)
+	for again := false; ; again = true {
+		ch := make(chan string, 1)
+		var asked *sd.Conn
+		if err := d.Bus.Do(ctx, func(c *sd.Conn) error { asked = c; return start(c, ch) }); err != nil {
+			return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, err)
 		}
-		return nil
-	case <-t.C:
-		return fmt.Errorf("%w: %s: no result after %s", cgroupdrv.ErrJob, what, JobTimeout)
-	case <-ctx.Done():
-		return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, ctx.Err())
+		select {
+		case res := <-ch:
+			return jobResult(what, res)
+		case <-d.Bus.lost(asked):
+			select {
+			case res := <-ch:
+				return jobResult(what, res)
+			default:
+			}
+			if again {
+				return fmt.Errorf("%w: %s: the bus connection closed twice before the job's result", cgroupdrv.ErrJob, what)
+			}
+		case <-t.C:
+			return fmt.Errorf("%w: %s: no result after %s", cgroupdrv.ErrJob, what, JobTimeout)
+		case <-ctx.Done():
+			return fmt.Errorf("%w: %s: %v", cgroupdrv.ErrJob, what, ctx.Err())
+		}
 	}
+}
+
+func jobResult(what, res string) error {
+	if res != "done" {
+		return fmt.Errorf("%w: %s: job result %q", cgroupdrv.ErrJob, what, res)
+	}
+	return nil
 }
 
 func isUnitExists(err error) bool {

@@ -21,6 +21,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	goplugin "github.com/hashicorp/go-plugin"
 
+	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/sandbox"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
@@ -78,7 +79,12 @@ func run(args []string) int {
 			return 2
 		}
 	}
-	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log})
+	ceiling, err := plugin.MemoryCeilingFromEnv()
+	if err != nil {
+		log.Error("bad memory ceiling", "error", err)
+		return 2
+	}
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log, MemoryCeiling: ceiling})
 	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: *tmpDir, Log: log})
 	if err != nil {
 		log.Error("cannot make the artefact directory", "error", err)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -159,10 +160,11 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string)
 			{Source: homedir, Destination: lang.ArtefactDir},
 			{Source: homedir, Destination: omegajailHome},
 		},
-		WorkDir:   omegajailHome,
-		Env:       []string{"HOME=" + omegajailHome},
-		WallLimit: req.WallTimeLimit(), // from the go: the container's start is not counted
-		TimeLimit: l.ExtraTime,
+		WorkDir:        omegajailHome,
+		Env:            append(slices.Clone(l.Env), "HOME="+omegajailHome),
+		MemoryExitCode: l.MemoryExitCode,
+		WallLimit:      req.WallTimeLimit(), // from the go: the container's start is not counted
+		TimeLimit:      l.ExtraTime,
 	}
 	if req.Stdin != "" && req.Stdin != "-" {
 		run.InputFile = req.Stdin

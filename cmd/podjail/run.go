@@ -99,7 +99,11 @@ func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, l
 }
 
 func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*plugin.Runner, error) {
-	return plugin.NewRunner(ctx, plugin.Setup{URL: url, Shim: shimPath, Log: log})
+	ceiling, err := plugin.MemoryCeilingFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	return plugin.NewRunner(ctx, plugin.Setup{URL: url, Shim: shimPath, Log: log, MemoryCeiling: ceiling})
 }
 
 // findShim resolves --shim (see plugin.FindShim).

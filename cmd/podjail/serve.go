@@ -14,6 +14,7 @@ import (
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/sandbox"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
@@ -61,11 +62,15 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 			return fail(exitUsage, err)
 		}
 	}
+	ceiling, err := plugin.MemoryCeilingFromEnv()
+	if err != nil {
+		return fail(exitUsage, err)
+	}
 	lis, where, err := serviceListener(*listen, gid)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log})
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log, MemoryCeiling: ceiling})
 	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: *tmpDir, Log: log})
 	if err != nil {
 		_ = lis.Close()

@@ -19,13 +19,16 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache_root=${PODJAIL_TESTVM_CACHE:-/var/cache/podjail-testvm}
 mirror=${PODJAIL_TESTVM_MIRROR:-http://deb.debian.org/debian}
 suite=trixie
-disk_size=8192M
+disk_size=12288M
 
 # Everything the image is made from. run.sh and guest-run.sh are not: they are used at run time.
 IMAGE_INPUTS=(build.sh configure-rootfs.sh import-native.sh toolchain-rootfs.sh
-	packages-vm.txt packages-gcc.txt packages-python3.txt)
-# Toolchain images localhost/podjail-NAME:latest, each from packages-NAME.txt.
-TOOLCHAINS=(gcc python3)
+	packages-vm.txt packages-gcc.txt packages-python3.txt packages-langs.txt prepare-langs.sh)
+# Toolchain images localhost/podjail-NAME:latest, each from packages-NAME.txt (and
+# prepare-NAME.sh when there is one).
+TOOLCHAINS=(gcc python3 langs)
+# Other names an image is tagged with: one image, one import, for several languages.
+declare -A TAGS=([langs]="java go rust node")
 
 step() { echo "== testvm build $(date +%T) $*"; }
 die() {
@@ -94,7 +97,7 @@ step "building image $hash in $tmp"
 # --- toolchain image tars, cached on their own, built in the background meanwhile
 declare -A tc_tar tc_pid
 for name in "${TOOLCHAINS[@]}"; do
-	key=$(inputs_hash toolchain-rootfs.sh "packages-$name.txt")
+	key=$(inputs_hash toolchain-rootfs.sh "packages-$name.txt" $([ -f "$here/prepare-$name.sh" ] && echo "prepare-$name.sh"))
 	tc_tar[$name]=$cache_root/toolchains/$name-$key.tar
 	if [ -s "${tc_tar[$name]}" ]; then
 		step "toolchain $name: cached ${tc_tar[$name]}"
@@ -133,7 +136,8 @@ echo "$kver" >"$tmp/kernel-version"
 # native speed (import-native.sh; in the emulated guest the imports took ~20 minutes)
 specs=()
 for name in "${TOOLCHAINS[@]}"; do
-	specs+=("$name=${tc_tar[$name]}")
+	tags=${TAGS[$name]:-}
+	specs+=("$name${tags:++${tags// /+}}=${tc_tar[$name]}")
 	[ -n "${tc_pid[$name]:-}" ] || continue
 	step "waiting for toolchain $name"
 	if ! wait "${tc_pid[$name]}" || [ ! -s "${tc_tar[$name]}" ]; then

@@ -7,7 +7,8 @@
 # and a chrooted process may not make one. Paths are the guest's (/run/user/1000 as the
 # rootless runtime directory), so the stores are exactly what the guest's podman expects.
 #
-# usage: import-native.sh ROOTFS NAME=TAR...   (as root; imports localhost/podjail-NAME:latest)
+# usage: import-native.sh ROOTFS NAME[+TAG...]=TAR...
+#   (as root; imports localhost/podjail-NAME:latest and tags it localhost/podjail-TAG:latest)
 set -euo pipefail
 rootfs=$(cd "${1:?usage: import-native.sh ROOTFS NAME=TAR...}" && pwd)
 shift
@@ -16,8 +17,8 @@ shift
 mkdir -p "$rootfs/var/tmp/podjail-images"
 names=()
 for spec in "$@"; do
-	name=${spec%%=*}
-	names+=("$name")
+	names+=("${spec%%=*}")
+	name=${spec%%[+=]*}
 	ln -f "${spec#*=}" "$rootfs/var/tmp/podjail-images/$name.tar" 2>/dev/null ||
 		cp "${spec#*=}" "$rootfs/var/tmp/podjail-images/$name.tar"
 done
@@ -45,16 +46,23 @@ mkdir -p -m 700 /run/user/1000
 chown 1000:1000 /run/user/1000
 # No systemd here: cgroupfs and no events; neither is recorded in the stores.
 opts=(--cgroup-manager=cgroupfs --events-backend=none)
-for name in "$@"; do
+as_tester() {
+	(cd /home/tester && runuser -u tester -- env HOME=/home/tester USER=tester XDG_RUNTIME_DIR=/run/user/1000 "$@")
+}
+for spec in "$@"; do
+	IFS=+ read -r name tags <<<"$spec"
 	tar=/var/tmp/podjail-images/$name.tar
 	ref=localhost/podjail-$name:latest
-	echo "import-native: $ref (root)"
+	extra=()
+	for tag in ${tags//+/ }; do extra+=("localhost/podjail-$tag:latest"); done
+	echo "import-native: $ref ${extra[*]} (root)"
 	podman "${opts[@]}" import -q --change 'CMD ["/bin/bash"]' "$tar" "$ref" >/dev/null
-	echo "import-native: $ref (tester)"
-	(cd /home/tester && runuser -u tester -- env HOME=/home/tester USER=tester XDG_RUNTIME_DIR=/run/user/1000 \
-		podman "${opts[@]}" import -q --change 'CMD ["/bin/bash"]' "$tar" "$ref" >/dev/null)
+	[ ${#extra[@]} = 0 ] || podman "${opts[@]}" tag "$ref" "${extra[@]}"
+	echo "import-native: $ref ${extra[*]} (tester)"
+	as_tester podman "${opts[@]}" import -q --change 'CMD ["/bin/bash"]' "$tar" "$ref" >/dev/null
+	[ ${#extra[@]} = 0 ] || as_tester podman "${opts[@]}" tag "$ref" "${extra[@]}"
 done
 podman "${opts[@]}" images
-(cd /home/tester && runuser -u tester -- env HOME=/home/tester USER=tester XDG_RUNTIME_DIR=/run/user/1000 podman "${opts[@]}" images)
+as_tester podman "${opts[@]}" images
 INSIDE
 rm -rf "$rootfs/var/tmp/podjail-images"

@@ -3,6 +3,9 @@
 # Debian trixie plus the packages in packages-NAME.txt, as a plain tar that
 # `podman import` takes. Run as root by build.sh (which caches the result).
 #
+# If prepare-NAME.sh exists, it then runs in the rootfs (chroot, /proc mounted), for work
+# the packages do not do, like compiling a standard library ahead.
+#
 # usage: toolchain-rootfs.sh NAME OUT.tar
 # env:   PODJAIL_TESTVM_MIRROR (default http://deb.debian.org/debian)
 set -euo pipefail
@@ -31,6 +34,16 @@ debootstrap --variant=minbase --include="$pkgs" "$suite" "$root" "$mirror" >"$wo
 	echo "toolchain-rootfs: debootstrap of $name failed" >&2
 	exit 1
 }
+
+if [ -f "$here/prepare-$name.sh" ]; then
+	mount -t proc proc "$root/proc"
+	chroot "$root" /bin/sh -s <"$here/prepare-$name.sh" >"$work/prepare.log" 2>&1 || {
+		tail -n 30 "$work/prepare.log" >&2
+		echo "toolchain-rootfs: prepare-$name.sh failed" >&2
+		exit 1
+	}
+	umount "$root/proc"
+fi
 
 # A container gets /dev, /proc, /sys from the runtime; apt's lists and caches, documentation
 # (but the copyright files) and translations are dead weight, and every MB costs import time

@@ -19,6 +19,10 @@
 //	cpp17    C++17 (g++)  .cpp .cc .cxx .c++    g++ -std=c++17 -O2 -pipe -static -s -o main main.cpp
 //	cpp20    C++20 (g++)  (none)                g++ -std=c++20 -O2 -pipe -static -s -o main main.cpp
 //	python3  Python 3     .py                   check: python3 -S -m py_compile main.py; run: python3 -S main.py
+//	java     Java 21      .java                 javac -d . Main.java, then jar of every class; run: java ... Main
+//	go       Go 1.24      .go                   go build -trimpath -ldflags=-s -o main main.go (static)
+//	rust     Rust 2021    .rs                   rustc --edition=2021 -O -C target-feature=+crt-static ...
+//	javascript Node.js    .js                   check: node --check main.js; run: node main.js
 //
 // Load merges a languages file into it (podjail's --languages flag).
 //
@@ -48,6 +52,13 @@
 //	build_time_limit  default 30s
 //	build_memory      default 512MiB; a number of bytes or with a binary
 //	                  unit: 512M, 512MiB, 1G, 1GiB
+//	env               NAME=VALUE entries added to the environment of the
+//	                  build and of every run: [GOMAXPROCS=1]
+//	memory_exit_code  the exit code by which the runtime says it ran out
+//	                  of memory (a JVM with -XX:+ExitOnOutOfMemoryError:
+//	                  3); such a run is MLE, not RTE
+//	artefact_hint     added to the compile error when the build makes no
+//	                  artefact ("Make sure your class is named Main ...")
 //
 // Lists are YAML lists of words, each one argument; nothing is split on
 // blanks and no shell ever sees them. An example:
@@ -62,18 +73,19 @@
 //	# No Python on this host.
 //	python3: ~
 //
-//	# A new language (Java solutions of a single class Main).
-//	java21:
-//	  name: Java 21
-//	  aliases: [java]
-//	  extensions: [.java]
-//	  build_image: localhost/podjail-java:latest
-//	  run_image: localhost/podjail-java:latest
-//	  source: Main.java
-//	  compile: [/usr/bin/javac, -encoding, UTF-8, Main.java]
-//	  artefacts: [Main.class]
-//	  run: [/usr/bin/java, -Xss64m, -cp, /run/podjail/artefact, Main]
-//	  extra_time: 1s
+//	# A new language: PyPy, with its JIT, from a site image.
+//	pypy3:
+//	  name: Python 3 (PyPy)
+//	  aliases: [pypy]
+//	  extensions: [.pypy]
+//	  build_image: registry.example.org/judge/pypy:3
+//	  run_image: registry.example.org/judge/pypy:3
+//	  source: main.py
+//	  compile: [/usr/bin/pypy3, -m, py_compile, main.py]
+//	  artefacts: [main.py]
+//	  run: [/usr/bin/pypy3, /run/podjail/artefact/main.py]
+//	  env: [PYPY_GC_MAX=1GB]
+//	  extra_time: 500ms
 //	  build_memory: 1GiB
 //
 // Errors name the file, the line and the field: "langs.yaml: line 12:

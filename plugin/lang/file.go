@@ -15,7 +15,8 @@ import (
 
 // fields are a languages file's field names, in the order doc.go lists them.
 var fields = []string{"name", "aliases", "extensions", "build_image", "run_image", "source",
-	"compile", "artefacts", "run", "extra_time", "build_time_limit", "build_memory"}
+	"compile", "artefacts", "run", "extra_time", "build_time_limit", "build_memory", "env",
+	"memory_exit_code", "artefact_hint"}
 
 // idError is an error about one language.
 type idError struct {
@@ -143,6 +144,12 @@ func decodeEntry(n *yaml.Node, l *Language, lines map[string]int) (int, error) {
 			l.BuildTimeLimit, err = duration(v)
 		case "build_memory":
 			l.BuildMemoryBytes, err = byteSize(v)
+		case "env":
+			l.Env, err = list(v)
+		case "memory_exit_code":
+			l.MemoryExitCode, err = integer(v)
+		case "artefact_hint":
+			l.ArtefactHint, err = str(v)
 		default:
 			err = fmt.Errorf("unknown field (known: %s)", strings.Join(fields, ", "))
 		}
@@ -221,6 +228,12 @@ func byteSize(n *yaml.Node) (int64, error) {
 	if err != nil || s == "" {
 		return 0, err
 	}
+	return ParseSize(s)
+}
+
+// ParseSize reads a whole number of bytes with an optional binary unit, as
+// a languages file's sizes: 536870912, 512MiB, 512M, 1GiB.
+func ParseSize(s string) (int64, error) {
 	num := strings.TrimRight(s, "bBkKmMgGiI ")
 	unit, ok := units[strings.ToLower(strings.TrimSpace(s[len(num):]))]
 	v, err := strconv.ParseInt(strings.TrimSpace(num), 10, 64)
@@ -231,3 +244,16 @@ func byteSize(n *yaml.Node) (int64, error) {
 }
 
 func idsOf(langs map[string]Language) []string { return slices.Sorted(maps.Keys(langs)) }
+
+// integer reads a whole number; null clears the field.
+func integer(n *yaml.Node) (int, error) {
+	s, err := str(n)
+	if err != nil || s == "" {
+		return 0, err
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a whole number", s)
+	}
+	return v, nil
+}

@@ -61,18 +61,19 @@ cpp20:
 # No Python on this host.
 python3: ~
 
-# A new language (Java solutions of a single class Main).
-java21:
-  name: Java 21
-  aliases: [java]
-  extensions: [.java]
-  build_image: localhost/podjail-java:latest
-  run_image: localhost/podjail-java:latest
-  source: Main.java
-  compile: [/usr/bin/javac, -encoding, UTF-8, Main.java]
-  artefacts: [Main.class]
-  run: [/usr/bin/java, -Xss64m, -cp, /run/podjail/artefact, Main]
-  extra_time: 1s
+# A new language: PyPy, with its JIT, from a site image.
+pypy3:
+  name: Python 3 (PyPy)
+  aliases: [pypy]
+  extensions: [.pypy]
+  build_image: registry.example.org/judge/pypy:3
+  run_image: registry.example.org/judge/pypy:3
+  source: main.py
+  compile: [/usr/bin/pypy3, -m, py_compile, main.py]
+  artefacts: [main.py]
+  run: [/usr/bin/pypy3, /run/podjail/artefact/main.py]
+  env: [PYPY_GC_MAX=1GB]
+  extra_time: 500ms
   build_memory: 1GiB
 `
 
@@ -81,14 +82,15 @@ func TestLoadDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "java21"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "go", "java", "javascript", "pypy3", "rust"}; !slices.Equal(got, want) {
 		t.Errorf("IDs() = %q, want %q", got, want)
 	}
-	j := mustLookup(t, tab, "JAVA")
-	if j.ID != "java21" || j.ExtraTime != time.Second || j.BuildMemoryBytes != 1<<30 || j.Run[0] != "/usr/bin/java" {
-		t.Errorf("java21 = %+v", j)
+	j := mustLookup(t, tab, "PYPY")
+	if j.ID != "pypy3" || j.ExtraTime != 500*time.Millisecond || j.BuildMemoryBytes != 1<<30 || j.Run[0] != "/usr/bin/pypy3" ||
+		!slices.Equal(j.Env, []string{"PYPY_GC_MAX=1GB"}) {
+		t.Errorf("pypy3 = %+v", j)
 	}
-	for file, id := range map[string]string{"a.cpp": "cpp20", "a.cc": "cpp17", "Main.java": "java21"} {
+	for file, id := range map[string]string{"a.cpp": "cpp20", "a.cc": "cpp17", "a.pypy": "pypy3"} {
 		if l, err := tab.ForFile(file); err != nil || l.ID != id {
 			t.Errorf("ForFile(%q) = %q, %v; want %q", file, l.ID, err, id)
 		}
@@ -148,14 +150,17 @@ func TestLoadErrors(t *testing.T) {
 		{"cpp17:\n  extra_time: soon\n", `line 2: language "cpp17": extra_time: "soon" is not a duration`},
 		{"cpp17:\n  build_memory: 1TiB\n", `line 2: language "cpp17": build_memory: "1TiB" is not a size`},
 		{"cpp17:\n  build_memory: lots\n", `build_memory: "lots" is not a size`},
-		{"rust: ~\n", `line 1: language "rust": a null entry removes a language, but there is none`},
+		{"go:\n  env: [GOMAXPROCS]\n", `line 2: language "go": env: "GOMAXPROCS" must be NAME=VALUE`},
+		{"java:\n  memory_exit_code: three\n", `line 2: language "java": memory_exit_code: "three" is not a whole number`},
+		{"java:\n  memory_exit_code: 300\n", `line 2: language "java": memory_exit_code: 300 is not an exit code`},
+		{"pascal: ~\n", `line 1: language "pascal": a null entry removes a language, but there is none`},
 		// Validation after the merge blames the field's line, or the entry's.
 		{"cpp17:\n  name: x\n  run: [main]\n", `line 3: language "cpp17": run: argv[0] "main" must be an absolute path`},
 		{"cpp17:\n  artefacts: [../main]\n", `line 2: language "cpp17": artefacts: "../main" must be a plain file name`},
 		{"cpp17:\n  compile: ~\n", `line 1: language "cpp17": artefacts: ["main"] without compile`},
-		{"rust:\n  name: Rust\n  source: main.rs\n  run: [/run/podjail/artefact/main]\n", `line 1: language "rust": run_image: not set`},
-		{"rust:\n  run_image: x\n  source: main.rs\n  compile: [/usr/bin/rustc, main.rs]\n  artefacts: [main]\n  run: [/x]\n",
-			`line 1: language "rust": build_image: not set`},
+		{"pascal:\n  name: Pascal\n  source: main.pas\n  run: [/run/podjail/artefact/main]\n", `line 1: language "pascal": run_image: not set`},
+		{"pascal:\n  run_image: x\n  source: main.pas\n  compile: [/usr/bin/fpc, main.pas]\n  artefacts: [main]\n  run: [/x]\n",
+			`line 1: language "pascal": build_image: not set`},
 		{"Rust Lang: {}\n", `language "rust lang": id: "rust lang" must be`},
 		{"c11:\n  extensions: [.c, .cpp]\n", `line 2: language "c11": extensions: ".cpp" is already claimed by "cpp17"`},
 		{"python3:\n  aliases: [c]\n", `line 2: language "python3": aliases: the name "c" is already taken by "c11"`},

@@ -70,6 +70,24 @@ type Language struct {
 
 	BuildTimeLimit   time.Duration // zero: DefaultBuildTimeLimit
 	BuildMemoryBytes int64         // zero: DefaultBuildMemoryBytes
+
+	// Env adds NAME=VALUE entries to the environment of the build and of
+	// every run (which otherwise hold only PATH and HOME=/tmp). A runtime
+	// that sizes itself from the host is told the run's size here (Go's
+	// GOMAXPROCS=1: a run has one core). Nil: nothing added.
+	Env []string
+
+	// MemoryExitCode is the exit code by which the language's runtime says
+	// it ran out of the memory it may use (a JVM with
+	// -XX:+ExitOnOutOfMemoryError exits 3): such a run is MLE, not RTE. A
+	// program that exits with that code itself is judged MLE too, which is
+	// why only a runtime flag should give it. Zero: no such code.
+	MemoryExitCode int
+
+	// ArtefactHint is added to the compile error when the build succeeds
+	// but makes no artefact (a Java class not named Main, or in a package).
+	// Empty: the error names the missing file only.
+	ArtefactHint string
 }
 
 // BuildLimits returns the build's time and memory limits, defaults applied.
@@ -92,6 +110,7 @@ func (l Language) clone() Language {
 	l.Compile = slices.Clone(l.Compile)
 	l.Artefacts = slices.Clone(l.Artefacts)
 	l.Run = slices.Clone(l.Run)
+	l.Env = slices.Clone(l.Env)
 	return l
 }
 
@@ -156,7 +175,14 @@ func (l Language) validate() error {
 			return bad("artefacts", "%q listed twice", a)
 		}
 	}
+	for _, e := range l.Env {
+		if name, _, ok := strings.Cut(e, "="); !ok || name == "" || strings.ContainsAny(e, "\x00\n") {
+			return bad("env", "%q must be NAME=VALUE on one line", e)
+		}
+	}
 	switch {
+	case l.MemoryExitCode < 0 || l.MemoryExitCode > 255:
+		return bad("memory_exit_code", "%d is not an exit code (1-255)", l.MemoryExitCode)
 	case l.ExtraTime < 0:
 		return bad("extra_time", "%v is negative", l.ExtraTime)
 	case l.BuildTimeLimit < 0:

@@ -16,7 +16,7 @@ func TestEmbeddedTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded languages.yaml: %v", err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "python3"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "go", "java", "javascript", "python3", "rust"}; !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %q, want %q", got, want)
 	}
 	if Default() != Default() {
@@ -30,8 +30,9 @@ func TestEmbeddedTable(t *testing.T) {
 		if err := l.Validate(); err != nil {
 			t.Errorf("%s: %v", id, err)
 		}
-		if l.ExtraTime != 0 || l.BuildTimeLimit != 0 || l.BuildMemoryBytes != 0 {
-			t.Errorf("%s: extra time or build limits set: %+v", id, l)
+		// Only the JVM's start is paid for; only the slow compilers get more.
+		if (l.ExtraTime != 0) != (id == "java") || (l.BuildTimeLimit != 0) != slices.Contains([]string{"java", "go", "rust"}, id) {
+			t.Errorf("%s: extra time or build limits: %+v", id, l)
 		}
 		// Only programs that both the Debian images (hack/testvm) and the
 		// Fedora ones (contrib/images) have, at these paths.
@@ -39,14 +40,15 @@ func TestEmbeddedTable(t *testing.T) {
 			if len(argv) == 0 {
 				continue
 			}
-			if p := argv[0]; !slices.Contains([]string{"/usr/bin/gcc", "/usr/bin/g++", "/usr/bin/python3"}, p) &&
+			if p := argv[0]; !slices.Contains([]string{"/usr/bin/gcc", "/usr/bin/g++", "/usr/bin/python3", "/bin/sh", "/usr/bin/java",
+				"/usr/bin/go", "/usr/bin/rustc", "/usr/bin/node"}, p) &&
 				!strings.HasPrefix(p, ArtefactDir+"/") {
 				t.Errorf("%s: unexpected program %q", id, p)
 			}
 		}
-		if len(l.Compile) > 0 && strings.HasPrefix(l.Compile[0], "/usr/bin/g") {
+		if len(l.Compile) > 0 && (strings.HasPrefix(l.Compile[0], "/usr/bin/g") || l.Compile[0] == "/usr/bin/rustc") {
 			// Run containers only mount the binary: it must be static.
-			if !slices.Contains(l.Compile, "-static") || !slices.Equal(l.Artefacts, []string{"main"}) ||
+			if !(slices.Contains(l.Compile, "-static") || slices.Contains(l.Compile, "target-feature=+crt-static") || slices.Contains(l.Env, "CGO_ENABLED=0")) || !slices.Equal(l.Artefacts, []string{"main"}) ||
 				!slices.Equal(l.Run, []string{ArtefactDir + "/main"}) {
 				t.Errorf("%s: not a static build of main run from %s: %+v", id, ArtefactDir, l)
 			}
@@ -134,14 +136,14 @@ func TestForFile(t *testing.T) {
 	tab := Default()
 	for file, id := range map[string]string{
 		"main.c": "c11", "/tmp/x/A.C": "c11", "sol.cpp": "cpp17", "sol.cc": "cpp17", "a.b.CXX": "cpp17",
-		"x.c++": "cpp17", "dir.py/solution.PY": "python3",
+		"x.c++": "cpp17", "dir.py/solution.PY": "python3", "Main.java": "java", "main.go": "go", "main.rs": "rust", "a.js": "javascript",
 	} {
 		l, err := tab.ForFile(file)
 		if err != nil || l.ID != id {
 			t.Errorf("ForFile(%q) = %q, %v; want %q", file, l.ID, err, id)
 		}
 	}
-	for _, file := range []string{"main.rs", "Makefile", "dir.c/noext", "main."} {
+	for _, file := range []string{"main.kt", "Makefile", "dir.c/noext", "main."} {
 		_, err := tab.ForFile(file)
 		if !errors.Is(err, ErrUnknownLanguage) || !strings.Contains(err.Error(), ".cpp") {
 			t.Errorf("ForFile(%q) = %v", file, err)

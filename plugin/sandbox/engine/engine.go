@@ -44,6 +44,8 @@ type Options struct {
 	TmpDir string
 	// Log receives the Runner's log. Zero value: nothing is logged.
 	Log hclog.Logger
+	// MemoryCeiling is the Runner's (plugin.Setup). Zero value: none.
+	MemoryCeiling int64
 }
 
 // Engine serves sandbox calls with a plugin.Runner.
@@ -68,7 +70,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.ShimPath == "" {
 		opts.Log.Warn("no podjail-shim: runs are measured by their parent cgroup alone, and Judge is refused")
 	}
-	runner, err := plugin.NewRunner(ctx, plugin.Setup{URL: opts.URL, Shim: opts.ShimPath, Log: opts.Log})
+	runner, err := plugin.NewRunner(ctx, plugin.Setup{URL: opts.URL, Shim: opts.ShimPath, Log: opts.Log, MemoryCeiling: opts.MemoryCeiling})
 	if err != nil {
 		return nil, Classify(err)
 	}
@@ -126,8 +128,11 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		return sandbox.RunResult{}, err
 	}
 	res, err := e.runner.Run(ctx, plugin.RunRequest{
-		Image:       l.RunImage,
-		Command:     l.Run,
+		Image:   l.RunImage,
+		Command: l.Run,
+		Env:     l.Env,
+		// MemoryExitCode needs TimeLimit to give a verdict; the caller
+		// judges from the figures and the exit code.
 		InputFile:   x.InputPath,
 		Binds:       []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
 		Output:      x.Output,

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin"
+)
+
+// langTests are the tests of langProblem: the first word of each input
+// tells the language's program (testdata/judge/langs/main.*) what to do.
+var langTests = []struct {
+	name, in, ans string
+	want          plugin.Verdict
+	note          string // in the test's note; for MLE the language's own
+}{
+	{"1-ac", "ac 19 23\n", "42\n", plugin.AC, ""},
+	{"2-wa", "wa 19 23\n", "42\n", plugin.WA, `expected "42"`},
+	{"3-cpus", "cpus\n", "1\n", plugin.AC, ""}, // the runtime sizes itself for one core
+	{"4-rte", "rte\n", "0\n", plugin.RTE, "exit code"},
+	{"5-tle", "tle\n", "0\n", plugin.TLE, "processor ceiling"},
+	{"6-mle", "mle\n", "0\n", plugin.MLE, ""},
+}
+
+// langProblem writes the problem of langTests: 1 s (the language's extra
+// time on top), 256 MiB, room for a JVM's or V8's own start.
+func langProblem(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{"problem.yaml": "name: langs\ntime_limit: 1\nmemory_limit: 256M\noutput_limit: 1M\n"}
+	for _, lt := range langTests {
+		files["tests/"+lt.name+".in"], files["tests/"+lt.name+".ans"] = lt.in, lt.ans
+	}
+	for name, data := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, d := range []string{dir, filepath.Join(dir, "tests")} {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestJudgeLanguages judges a real program of each runtime language of the
+// built-in table to every verdict, and their compile errors: the runtimes'
+// quirks (a JVM's own heap, threads, JIT, processors seen) end as a judge
+// expects.
+func TestJudgeLanguages(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	dir := langProblem(t)
+	for _, l := range []struct {
+		id, main string
+		mle      string            // the MLE note: who stopped the program
+		ce       map[string]string // source: what the CE says
+	}{
+		// The JVM stops at its heap (3/4 of the limit, read from the
+		// cgroup) and exits 3: proof that it saw the run's limit.
+		{"java", "Main.java", "runtime ran out of memory (exit code 3)", map[string]string{
+			"Syntax.java":   "error: ';' expected",
+			"Misnamed.java": "the build made no main.jar: Make sure your class is named Main and outside all packages",
+			"Packaged.java": "the build made no main.jar: Make sure your class is named Main",
+		}},
+		{"go", "main.go", "memory limit hit", map[string]string{"syntax.go": "undefined: undefined"}},
+		{"rust", "main.rs", "memory limit hit", map[string]string{"syntax.rs": "mismatched types"}},
+		{"javascript", "main.js", "memory limit hit", map[string]string{"syntax.js": "SyntaxError"}},
+	} {
+		t.Run(l.id, func(t *testing.T) {
+			res, _ := judgeJSON(t, env, "--lang", l.id, dir, filepath.Join(src, "langs", l.main))
+			if !res.Build.OK || len(res.Tests) != len(langTests) {
+				t.Fatalf("build ok %v (%s: %s), %d tests judged; want all %d", res.Build.OK, res.Note, res.Build.Output, len(res.Tests), len(langTests))
+			}
+			t.Logf("build: %.3f s, %d B", res.Build.Time.Seconds(), res.Build.Peak)
+			for i, lt := range langTests {
+				got, note := res.Tests[i].Verdict, lt.note
+				if lt.want == plugin.MLE {
+					note = l.mle
+				}
+				if got != lt.want || !strings.Contains(res.Tests[i].Note, note) {
+					t.Errorf("test %s: %s (%s); want %s with %q", lt.name, got, res.Tests[i].Note, lt.want, note)
+				}
+			}
+			for file, want := range l.ce {
+				res, code := judgeJSON(t, env, "--lang", l.id, dir, filepath.Join(src, "langs", file))
+				if text := res.Note + "\n" + res.Build.Output; res.Verdict != plugin.CE || code != exitRejected || !strings.Contains(text, want) {
+					t.Errorf("%s: %s, exit %d (%s); want CE, exit %d, with %q", file, res.Verdict, code, text, exitRejected, want)
+				}
+			}
+		})
+	}
+}
