@@ -460,3 +460,35 @@ func TestJudgeRetryIE(t *testing.T) {
 		assertNothingLeft(t, rt, cg)
 	}
 }
+
+// TestJudgeLanguageRuntimeAndCeiling: a language's env reaches every run,
+// its runtime's memory exit code is MLE and no other code is, and the
+// Runner's memory ceiling lowers the problem's limit for every run.
+func TestJudgeLanguageRuntimeAndCeiling(t *testing.T) {
+	p := fakeProblem(t, "1", "oom", "exit1")
+	progs := map[string]fakeProgram{"1.in": right("1"), "oom.in": {exit: 3, cpu: time.Millisecond}, "exit1.in": {exit: 1, cpu: time.Millisecond}}
+	r, rt, cg := fakeRunner(t, byInput(progs))
+	r.MemoryCeiling = 32 << 20 // below the problem's 64 MiB
+	req := judgeReq(p)
+	req.Lang.Env, req.Lang.MemoryExitCode, req.Lang.ExtraTime = []string{"GOMAXPROCS=1"}, 3, time.Second
+	res, err := r.Judge(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Verdict{AC, MLE, RTE}
+	for i, tr := range res.Tests {
+		if tr.Verdict != want[i] {
+			t.Errorf("test %s: %s (%s), want %s", tr.Name, tr.Verdict, tr.Note, want[i])
+		}
+	}
+	if res.MemoryLimit != 32<<20 || res.TimeLimit != 2*time.Second {
+		t.Errorf("limits reported: %d B, %v; want the ceiling and limit + extra time", res.MemoryLimit, res.TimeLimit)
+	}
+	for _, id := range rt.state().goes {
+		cmd := strings.Join(rt.container(id).spec.Command, " ")
+		if !strings.Contains(cmd, "--memory 33554432 ") || !strings.Contains(cmd, "--env GOMAXPROCS=1 ") {
+			t.Errorf("%s: shim command %q: want the ceiling and the language's env", inputOf(rt.container(id)), cmd)
+		}
+	}
+	assertNothingLeft(t, rt, cg)
+}
