@@ -251,6 +251,8 @@ func TestJobAskedAgainWhenItsConnectionCloses(t *testing.T) {
 			t.Errorf("%s sent %d times; want 2 (again on a new connection)", step.call, n)
 		}
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.units[unit(id)] {
 		t.Error("the slice is still there")
 	}

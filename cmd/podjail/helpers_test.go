@@ -197,3 +197,9 @@ func startUntil(t *testing.T, cmd *exec.Cmd, mark func(line string) bool) (rest 
 func hasPrefix(p string) func(string) bool {
 	return func(line string) bool { return strings.HasPrefix(line, p) }
 }
+
+// logged is a mark for startUntil: a line of podjail's log (the
+// message follows the time and level) with msg in it.
+func logged(msg string) func(string) bool {
+	return func(line string) bool { return strings.Contains(line, msg) }
+}
