@@ -116,7 +116,7 @@ func TestFaultPodmanRestartMidJudge(t *testing.T) {
 }
 
 // TestFaultPodmanRestartMidBuild restarts the Podman service while the
-// submission builds: a "compiler" that sleeps a minute in the C image, so
+// submission builds: a "compiler" that sleeps 20 s in the C image, so
 // that the build is in flight for certain once the runner sent it the go
 // (its debug log says so). The judge is IE naming Podman, never CE, no
 // test runs, and once Podman is back nothing of the build is left.
@@ -128,7 +128,7 @@ func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	}
 	dir, langs, src := execProblem(t, env, "1", []string{testProgram + " exit 0"})
 	slow := fmt.Sprintf("slowbuild:\n  build_image: %s\n  run_image: %s\n  source: prog.exec\n"+
-		"  compile: [/usr/bin/sleep, \"60\"]\n  artefacts: [prog.exec]\n  run: [%s, exec-input]\n", c.BuildImage, env.Image, testProgram)
+		"  compile: [/usr/bin/sleep, \"20\"]\n  artefacts: [prog.exec]\n  run: [%s, exec-input]\n", c.BuildImage, env.Image, testProgram)
 	data, err := os.ReadFile(langs)
 	if err == nil {
 		err = os.WriteFile(langs, append(data, slow...), 0o644)

@@ -2,7 +2,7 @@
 import java.util.*;
 
 public class Main {
-    static class Node { long[] payload = new long[1 << 16]; Node next; } // an inner class: Main$Node.class
+    static class Node { long[] payload = new long[1 << 20]; Node next; } // an inner class: Main$Node.class
 
     public static void main(String[] args) {
         Scanner in = new Scanner(System.in);

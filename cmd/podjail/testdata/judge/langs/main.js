@@ -17,7 +17,7 @@ switch (words[0]) {
   }
   case "mle": {
     const keep = [];
-    for (;;) keep.push(new Array(1 << 17).fill(1.5));
+    for (;;) keep.push(new Float64Array(1 << 20).fill(1.5)); // 8 MiB each, filled
   }
   default:
     process.exit(9);
