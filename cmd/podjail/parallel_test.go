@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 
@@ -173,7 +176,40 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 		if len(left) == 0 {
 			t.Fatal("a runner killed mid-judge left no container: the kill came too late to test the sweep")
 		}
-		t.Logf("the killed runner left %d containers; the next start sweeps them", len(left))
-		runJSON(t, env, nil, "exit", "0") // its cleanup asserts nothing is left
+		t.Logf("the killed runner left %d containers; the next starts sweep them", len(left))
+		judgesBesideTheSweep(t, env)
 	})
+}
+
+// judgesBesideTheSweep starts two judges at once on what a killed runner
+// left: each sweeps it at its start while the other's runs are made, and
+// neither may touch the other's (only dead instances' things are swept).
+// Both judge every test AC, and nothing is left after them.
+func judgesBesideTheSweep(t *testing.T, env hosttest.Env) {
+	t.Helper()
+	lines := []string{testProgram + " exit 0", testProgram + " exit 0", testProgram + " exit 0"}
+	dir, langs, src := execProblem(t, env, "1", lines)
+	type judged struct {
+		out, log []byte
+		err      error
+	}
+	results := make([]judged, 2)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			cmd := exec.Command(env.Podjail, "judge", "--json", "--languages", langs, "--lang", "exec", "--parallel", "1", dir, src)
+			var log bytes.Buffer
+			cmd.Stderr = &log
+			out, err := cmd.Output()
+			results[i] = judged{out, log.Bytes(), err}
+		})
+	}
+	wg.Wait()
+	for i, r := range results {
+		var res plugin.JudgeResult
+		if err := json.Unmarshal(r.out, &res); err != nil || r.err != nil || res.Verdict != plugin.AC || len(res.Tests) != len(lines) {
+			t.Errorf("judge %d beside the sweep: %v, %s (%s), %d tests; want AC on all %d\n%s", i+1, r.err, res.Verdict, res.Note, len(res.Tests), len(lines), r.log)
+		}
+	}
+	assertNothingLeft(t, env, "")
 }
