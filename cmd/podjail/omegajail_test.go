@@ -64,26 +64,38 @@ func (o *omegaRunner) meta(name string) omegajail.Meta {
 
 // compile is the Runner's compile argv for a Main.cpp in language lang.
 func (o *omegaRunner) compile(lang, source string) omegajail.Meta {
+	return o.compileFile(lang, "Main.cpp", source)
+}
+
+// compileFile is the Runner's compile argv for the source file name (Main.
+// and the language's extension, as the Runner names it).
+func (o *omegaRunner) compileFile(lang, name, source string) omegajail.Meta {
 	o.t.Helper()
-	if err := os.WriteFile(filepath.Join(o.runRoot, "Main", "bin", "Main.cpp"), []byte(source), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(o.runRoot, "Main", "bin", name), []byte(source), 0o644); err != nil {
 		o.t.Fatal(err)
 	}
 	o.exec("--homedir", o.runRoot+"/Main/bin", "--homedir-writable",
 		"-1", o.runRoot+"/Main/compile.out", "-2", o.runRoot+"/Main/compile.err", "-M", o.runRoot+"/Main/compile.meta",
 		"-t", "30000", "-O", "10485760", "--root", "/var/lib/omegajail",
-		"--compile", lang, "--compile-target", "Main", "--compile-source", "Main.cpp")
+		"--compile", lang, "--compile-target", "Main", "--compile-source", name)
 	return o.meta("Main/compile.meta")
 }
 
 // run is the Runner's run argv for case 1: 1 s, 256 MiB, 10 KiB of output.
 func (o *omegaRunner) run(lang, input string) (omegajail.Meta, string) {
 	o.t.Helper()
+	return o.runFor(lang, input, "1000")
+}
+
+// runFor is run with a time limit of ms milliseconds.
+func (o *omegaRunner) runFor(lang, input, ms string) (omegajail.Meta, string) {
+	o.t.Helper()
 	in := filepath.Join(o.runRoot, "1.in")
 	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
 		o.t.Fatal(err)
 	}
 	o.exec("--homedir", o.runRoot+"/Main/bin", "-0", in, "-1", o.runRoot+"/1.out", "-2", o.runRoot+"/1.err",
-		"-M", o.runRoot+"/1.meta", "-m", "268435456", "-t", "1000", "-w", "0", "-O", "10240",
+		"-M", o.runRoot+"/1.meta", "-m", "268435456", "-t", ms, "-w", "0", "-O", "10240",
 		"--root", "/var/lib/omegajail", "--run", lang, "--run-target", "Main")
 	out, _ := os.ReadFile(filepath.Join(o.runRoot, "1.out"))
 	return o.meta("1.meta"), string(out)
@@ -132,11 +144,55 @@ func TestOmegajailUnknownLanguageWritesNoMeta(t *testing.T) {
 	env := hosttest.Podman(t)
 	o := newOmegaRunner(t, env)
 	meta := filepath.Join(o.runRoot, "x.meta")
-	r := o.exec("--homedir", o.runRoot+"/Main/bin", "-M", meta, "--run", "java", "--run-target", "Main")
-	if r.code == 0 || !strings.Contains(r.stderr, "java") {
+	r := o.exec("--homedir", o.runRoot+"/Main/bin", "-M", meta, "--run", "kt", "--run-target", "Main")
+	if r.code == 0 || !strings.Contains(r.stderr, "kt") {
 		t.Errorf("exit %d, stderr %q; want a failure naming the language", r.code, r.stderr)
 	}
 	if _, err := os.Stat(meta); err == nil {
 		t.Error("a .meta was written for an unsupported language")
+	}
+}
+
+// TestOmegajailRunnerLanguages replays the Runner's compile and run of
+// A+B in the languages podjail runs on a runtime of their own, and a Java
+// program out of heap, which the Runner calls MLE from the JVM's message
+// on -2 (its isJavaMLE). The limit is the Runner's for a slow language
+// under the VM's emulation, where a JIT runtime starts in 2-3 s of
+// processor time.
+func TestOmegajailRunnerLanguages(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	for _, c := range []struct{ omega, file, limit string }{
+		{"java", "Main.java", "6000"}, {"go", "main.go", "1000"}, {"rs", "main.rs", "1000"}, {"js", "main.js", "6000"},
+	} {
+		t.Run(c.omega, func(t *testing.T) {
+			source, err := os.ReadFile(filepath.Join(src, "langs", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			o := newOmegaRunner(t, env)
+			name := "Main" + filepath.Ext(c.file)
+			if m := o.compileFile(c.omega, name, string(source)); omegajail.RunnerVerdict(m, omegajail.ForCompile(c.omega)) != "OK" {
+				errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
+				t.Fatalf("compile meta %+v, compile.err:\n%s", m, errOut)
+			}
+			if _, err := os.Stat(filepath.Join(o.runRoot, "Main", "bin", "Main.class")); c.omega == "java" && err != nil {
+				t.Errorf("no Main.class in the home directory after the compile (the Runner makes that CE): %v", err)
+			}
+			m, out := o.runFor(c.omega, "ac 19 23\n", c.limit)
+			if v := omegajail.RunnerVerdict(m, omegajail.ForRun(c.omega, 268435456)); v != "OK" || out != "42\n" {
+				t.Errorf("run: verdict %s, meta %+v, output %q; want OK and 42", v, m, out)
+			}
+			if c.omega == "java" {
+				m, _ := o.runFor(c.omega, "mle\n", c.limit)
+				errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "1.err"))
+				l := omegajail.ForRun(c.omega, 268435456)
+				l.JavaOutOfMemory = strings.Contains(string(errOut), "java.lang.OutOfMemoryError")
+				if v := omegajail.RunnerVerdict(m, l); v != "MLE" {
+					t.Errorf("out of heap: verdict %s, meta %+v, 1.err %q; want MLE", v, m, errOut)
+				}
+			}
+			assertNothingLeft(t, env, "")
+		})
 	}
 }

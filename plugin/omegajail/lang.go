@@ -27,7 +27,9 @@ var languages = []string{
 // entry ("c" is gcc -std=c11; "cpp" is -std=c++11, as omegajail's
 // options.rs builds it, and what omegaUp compiles its validators and
 // libinteractive parents as; "py" is Python 3). The clang variants get gcc:
-// same standard, another compiler.
+// same standard, another compiler. Java, Go, Rust and JavaScript get
+// podjail's own commands (docs/languages.md); a Java build leaves Main.class
+// in the home directory, which the Runner looks for after the compile.
 var podjailIDs = map[string]string{
 	"c": "c11", "c11-gcc": "c11", "c11-clang": "c11",
 	"cpp03-gcc": "cpp03", "cpp03-clang": "cpp03",
@@ -35,6 +37,7 @@ var podjailIDs = map[string]string{
 	"cpp17-gcc": "cpp17", "cpp17-clang": "cpp17",
 	"cpp20-gcc": "cpp20", "cpp20-clang": "cpp20",
 	"py": "python3", "py3": "python3",
+	"java": "java", "go": "go", "rs": "rust", "js": "javascript",
 }
 
 // Languages returns omegajail's language names, the values --compile and
@@ -42,7 +45,8 @@ var podjailIDs = map[string]string{
 func Languages() []string { return slices.Clone(languages) }
 
 // LanguageID returns podjail's language ID for an omegaUp language name:
-// "c11", "cpp03", "cpp11", "cpp17", "cpp20" or "python3". Any other name is an error
+// "c11", "cpp03", "cpp11", "cpp17", "cpp20", "python3", "java", "go", "rust"
+// or "javascript". Any other name is an error
 // wrapping ErrUnsupportedLanguage that names it.
 func LanguageID(omegaName string) (string, error) {
 	if id, ok := podjailIDs[omegaName]; ok {

@@ -16,6 +16,7 @@ func TestLanguageID(t *testing.T) {
 		"cpp17-gcc": "cpp17", "cpp17-clang": "cpp17",
 		"cpp20-gcc": "cpp20", "cpp20-clang": "cpp20",
 		"py": "python3", "py3": "python3",
+		"java": "java", "go": "go", "rs": "rust", "js": "javascript",
 	}
 	table := lang.Default()
 	for _, name := range Languages() {
