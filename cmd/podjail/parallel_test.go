@@ -189,27 +189,49 @@ func judgesBesideTheSweep(t *testing.T, env hosttest.Env) {
 	t.Helper()
 	lines := []string{testProgram + " exit 0", testProgram + " exit 0", testProgram + " exit 0"}
 	dir, langs, src := execProblem(t, env, "1", lines)
-	type judged struct {
-		out, log []byte
-		err      error
-	}
-	results := make([]judged, 2)
-	var wg sync.WaitGroup
-	for i := range results {
-		wg.Go(func() {
-			cmd := exec.Command(env.Podjail, "judge", "--json", "--languages", langs, "--lang", "exec", "--parallel", "1", dir, src)
-			var log bytes.Buffer
-			cmd.Stderr = &log
-			out, err := cmd.Output()
-			results[i] = judged{out, log.Bytes(), err}
-		})
-	}
-	wg.Wait()
-	for i, r := range results {
-		var res plugin.JudgeResult
-		if err := json.Unmarshal(r.out, &res); err != nil || r.err != nil || res.Verdict != plugin.AC || len(res.Tests) != len(lines) {
-			t.Errorf("judge %d beside the sweep: %v, %s (%s), %d tests; want AC on all %d\n%s", i+1, r.err, res.Verdict, res.Note, len(res.Tests), len(lines), r.log)
+	for i, r := range judgeAtOnce(env, 2, "--languages", langs, "--lang", "exec", "--parallel", "1", dir, src) {
+		if r.err != nil || r.res.Verdict != plugin.AC || len(r.res.Tests) != len(lines) {
+			t.Errorf("judge %d beside the sweep: %v, %s (%s), %d tests; want AC on all %d\n%s", i+1, r.err, r.res.Verdict, r.res.Note, len(r.res.Tests), len(lines), r.log)
 		}
 	}
 	assertNothingLeft(t, env, "")
+}
+
+// judged is the outcome of one of judgeAtOnce's judges: err is set when
+// it could not run or its stdout is not a judgement.
+type judged struct {
+	res  plugin.JudgeResult
+	code int
+	log  []byte
+	err  error
+}
+
+// judgeAtOnce runs n `podjail judge --json ARGS` at the same time and
+// returns their outcomes in order (no t: it runs off the test goroutine).
+func judgeAtOnce(env hosttest.Env, n int, args ...string) []judged {
+	results := make([]judged, n)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			cmd := exec.Command(env.Podjail, append([]string{"judge", "--json"}, args...)...)
+			var log bytes.Buffer
+			cmd.Stderr = &log
+			out, err := cmd.Output()
+			r := judged{log: log.Bytes()}
+			var exitErr *exec.ExitError
+			if errors.As(err, &exitErr) {
+				r.code = exitErr.ExitCode()
+			} else if err != nil {
+				r.err = err
+			}
+			if r.err == nil {
+				if jerr := json.Unmarshal(out, &r.res); jerr != nil {
+					r.err = fmt.Errorf("exit %d, stdout not a judgement: %v", r.code, jerr)
+				}
+			}
+			results[i] = r
+		})
+	}
+	wg.Wait()
+	return results
 }

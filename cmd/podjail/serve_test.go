@@ -215,3 +215,31 @@ func TestServiceCheck(t *testing.T) {
 		t.Errorf("a service that answers: %+v", up)
 	}
 }
+
+// TestServeSoakFourClients keeps one service busy with four clients at
+// once, twice over: every judgement is the one expected (AC, RTE, AC:
+// RTE, exit 3), the service logs no error and, stopped, leaves nothing.
+func TestServeSoakFourClients(t *testing.T) {
+	env := hosttest.Podman(t)
+	lines := []string{testProgram + " exit 0", testProgram + " exit 3", testProgram + " exit 0"}
+	dir, langs, src := execProblem(t, env, "1", lines)
+	sock, stop := startService(t, env, "--languages", langs)
+	want := []plugin.Verdict{plugin.AC, plugin.RTE, plugin.AC}
+	for round := 1; round <= 2; round++ {
+		for i, r := range judgeAtOnce(env, 4, "--service", sock, "--lang", "exec", dir, src) {
+			ok := r.err == nil && r.code == exitRejected && r.res.Verdict == plugin.RTE && len(r.res.Tests) == len(want)
+			for j := 0; ok && j < len(want); j++ {
+				ok = r.res.Tests[j].Verdict == want[j]
+			}
+			if !ok {
+				t.Errorf("round %d, client %d: %v, exit %d, %s (%s), %d tests; want RTE (AC, RTE, AC), exit %d\n%s",
+					round, i+1, r.err, r.code, r.res.Verdict, r.res.Note, len(r.res.Tests), exitRejected, r.log)
+			}
+		}
+	}
+	code, log := stop()
+	if code != 0 || strings.Contains(log, "[ERROR]") {
+		t.Errorf("service: exit %d, want 0 and no error logged\n%s", code, log)
+	}
+	assertNothingLeft(t, env, "")
+}
