@@ -490,8 +490,18 @@ func (r *Runner) imagesPresent(ctx context.Context, images ...string) error {
 			return err
 		}
 		if !ok {
-			return &bindings.ImageMissingError{Image: img}
+			return withImageHint(&bindings.ImageMissingError{Image: img})
 		}
 	}
 	return nil
+}
+
+// withImageHint adds to a missing image of podjail's own table
+// (localhost/podjail-NAME) the command that builds it.
+func withImageHint(err *bindings.ImageMissingError) error {
+	name, ok := strings.CutPrefix(err.Image, "localhost/podjail-")
+	if name, _, _ = strings.Cut(name, ":"); !ok || name == "" {
+		return err
+	}
+	return fmt.Errorf("%w; podjail's own images are built from its source tree: podman build -t localhost/podjail-%s -f contrib/images/%s.Containerfile", err, name, name)
 }

@@ -252,6 +252,13 @@ func TestJudgeRefusals(t *testing.T) {
 	if _, err := r.Judge(context.Background(), judgeReq(p)); !errors.As(err, &missing) {
 		t.Errorf("missing run image: %v", err)
 	}
+	java := judgeReq(p)
+	java.Lang.RunImage = "localhost/podjail-java:latest"
+	rt.missing = map[string]bool{java.Lang.RunImage: true}
+	if _, err := r.Judge(context.Background(), java); !errors.As(err, &missing) ||
+		!strings.Contains(err.Error(), "podman build -t localhost/podjail-java -f contrib/images/java.Containerfile") {
+		t.Errorf("missing built-in image: %v; want the command that builds it", err)
+	}
 	rt.missing = nil
 	many := judgeReq(p)
 	many.Parallel = 3
