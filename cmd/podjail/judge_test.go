@@ -42,12 +42,19 @@ func judgeJSON(t *testing.T, env hosttest.Env, args ...string) (plugin.JudgeResu
 // writeProblem makes a one-test plain A+B problem with small limits.
 func writeProblem(t *testing.T, extra string) string {
 	t.Helper()
-	dir := t.TempDir()
-	files := map[string]string{
+	return writeProblemFiles(t, map[string]string{
 		"problem.yaml": "name: tiny\ntime_limit: 0.5\nmemory_limit: 64M\noutput_limit: 1M\n" + extra,
 		"tests/1.in":   "19 23\n",
 		"tests/1.ans":  "42\n",
-	}
+	})
+}
+
+// writeProblemFiles writes files (path: content) into a new problem
+// directory and returns it, readable by everyone: the rootless Podman
+// service and user 65534 in the container read it.
+func writeProblemFiles(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
 	for name, data := range files {
 		p := filepath.Join(dir, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -57,7 +64,6 @@ func writeProblem(t *testing.T, extra string) string {
 			t.Fatal(err)
 		}
 	}
-	// The rootless Podman service and user 65534 in the container read it.
 	for _, d := range []string{dir, filepath.Join(dir, "tests")} {
 		if err := os.Chmod(d, 0o755); err != nil {
 			t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,26 +28,11 @@ var langTests = []struct {
 // (the language's extra time on top), 256 MiB.
 func langProblem(t *testing.T, limit string) string {
 	t.Helper()
-	dir := t.TempDir()
 	files := map[string]string{"problem.yaml": "name: langs\ntime_limit: " + limit + "\nmemory_limit: 256M\noutput_limit: 1M\n"}
 	for _, lt := range langTests {
 		files["tests/"+lt.name+".in"], files["tests/"+lt.name+".ans"] = lt.in, lt.ans
 	}
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range []string{dir, filepath.Join(dir, "tests")} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return writeProblemFiles(t, files)
 }
 
 // TestJudgeLanguages judges a real program of each runtime language of the

@@ -65,27 +65,13 @@ func execInput([]string) int {
 // that runs them; it returns the problem, the languages file and a source.
 func execProblem(t *testing.T, env hosttest.Env, timeLimit string, lines []string) (dir, langs, src string) {
 	t.Helper()
-	dir = t.TempDir()
 	files := map[string]string{"problem.yaml": "name: exec\ntime_limit: " + timeLimit + "\nmemory_limit: 64M\noutput_limit: 1M\n"}
 	for i, line := range lines {
 		name := fmt.Sprintf("tests/%02d", i+1)
 		files[name+".in"] = line + "\n"
 		files[name+".ans"] = ""
 	}
-	for name, data := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, d := range []string{dir, filepath.Join(dir, "tests")} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir = writeProblemFiles(t, files)
 	langs = filepath.Join(t.TempDir(), "languages.yaml")
 	lang := fmt.Sprintf("exec:\n  extensions: [.exec]\n  run_image: %s\n  build_image: %s\n  source: prog.exec\n  run: [%s, exec-input]\n", env.Image, env.Image, testProgram)
 	if err := os.WriteFile(langs, []byte(lang), 0o644); err != nil {
