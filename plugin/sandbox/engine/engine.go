@@ -131,16 +131,17 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		Image:   l.RunImage,
 		Command: l.Run,
 		Env:     l.Env,
-		// MemoryExitCode needs TimeLimit to give a verdict; the caller
-		// judges from the figures and the exit code.
-		InputFile:   x.InputPath,
-		Binds:       []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
-		Output:      x.Output,
-		OutputLimit: x.Limits.Output,
-		MemoryBytes: x.Limits.Memory,
-		CPUs:        1,
-		CPULimit:    x.Limits.Time,
-		WallLimit:   x.Limits.Wall,
+		// Given for completeness: without a TimeLimit the run has no
+		// verdict, and the caller judges from the figures and exit code.
+		MemoryExitCode: l.MemoryExitCode,
+		InputFile:      x.InputPath,
+		Binds:          []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
+		Output:         x.Output,
+		OutputLimit:    x.Limits.Output,
+		MemoryBytes:    x.Limits.Memory,
+		CPUs:           1,
+		CPULimit:       x.Limits.Time,
+		WallLimit:      x.Limits.Wall,
 	})
 	if err != nil {
 		return sandbox.RunResult{}, Classify(err)
