@@ -27,6 +27,9 @@ payload=$(cd "$payload" && pwd)
 timeout=${PODJAIL_TESTVM_TIMEOUT:-3900}
 outdir=${PODJAIL_TESTVM_OUT:-$payload/../testvm-out}
 
+# A fresh machine: install qemu and the image builder's tools (as root), or
+# say the command that does.
+bash "$here/host-deps.sh"
 img=$(bash "$here/build.sh" | tail -n1)
 [ -f "$img/ready" ] || {
 	echo "run.sh: build.sh gave no image" >&2
