@@ -7,9 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/podjail/podjail/bindings"
@@ -50,6 +53,18 @@ type BuildResult struct {
 // into a new directory under tmpDir. Languages with no compile step just
 // get their source there.
 func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpDir string) (BuildResult, error) {
+	return r.BuildFiles(ctx, l, map[string][]byte{l.Source: source}, tmpDir)
+}
+
+// BuildFiles is Build with several files: each is written into
+// lang.BuildDir under its name, a plain file name (no slash, not "." or
+// ".."), and l.Compile names the ones to compile (Build's one file is
+// l.Source). A language with no compile step gets every file in the
+// artefact directory. An empty map or a bad name is a *RequestError.
+func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[string][]byte, tmpDir string) (BuildResult, error) {
+	if err := checkBuildFiles(files); err != nil {
+		return BuildResult{}, err
+	}
 	dir, err := os.MkdirTemp(tmpDir, "podjail-artefact-")
 	if err != nil {
 		return BuildResult{}, err
@@ -61,7 +76,7 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 	res := BuildResult{Dir: dir}
 	if len(l.Compile) == 0 {
 		res.OK = true
-		return res, os.WriteFile(filepath.Join(dir, l.Source), source, 0o644)
+		return res, writeFiles(dir, files)
 	}
 	timeLimit, memory := l.BuildLimits()
 	out := &headBuffer{keep: buildOutputKeep}
@@ -79,7 +94,7 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 		Writable:    true,
 		WorkDir:     lang.BuildDir,
 		Prepare: func(ctx context.Context, rt bindings.Runtime, id string) error {
-			return rt.CopyIn(ctx, id, "/", sourceTar(l.Source, source))
+			return rt.CopyIn(ctx, id, "/", sourceTar(files))
 		},
 		Collect: func(ctx context.Context, rt bindings.Runtime, id string) error {
 			for _, a := range l.Artefacts {
@@ -120,19 +135,46 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 	return res, nil
 }
 
-// sourceTar is a tar stream of BuildDir holding the source. The directory
-// is world-writable: Podman's copy makes the container's user (root, for
-// the shim) its owner, and the compiler runs as 65534.
-func sourceTar(name string, source []byte) io.Reader {
+// sourceTar is a tar stream of BuildDir holding the files, in name order.
+// The directory is world-writable: Podman's copy makes the container's
+// user (root, for the shim) its owner, and the compiler runs as 65534.
+func sourceTar(files map[string][]byte) io.Reader {
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
 	dir := path.Base(lang.BuildDir) + "/"
 	now := time.Now()
 	_ = tw.WriteHeader(&tar.Header{Name: dir, Typeflag: tar.TypeDir, Mode: 0o777, Uid: 65534, Gid: 65534, ModTime: now})
-	_ = tw.WriteHeader(&tar.Header{Name: dir + name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(source)), Uid: 65534, Gid: 65534, ModTime: now})
-	_, _ = tw.Write(source)
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
+		_ = tw.WriteHeader(&tar.Header{Name: dir + name, Typeflag: tar.TypeReg, Mode: 0o644, Size: int64(len(data)), Uid: 65534, Gid: 65534, ModTime: now})
+		_, _ = tw.Write(data)
+	}
 	_ = tw.Close()
 	return &b
+}
+
+// checkBuildFiles refuses an empty set of files and any name that is not
+// a plain file name.
+func checkBuildFiles(files map[string][]byte) error {
+	if len(files) == 0 {
+		return &RequestError{"source", errors.New("no source file given")}
+	}
+	for name := range files {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
+			return &RequestError{"source", fmt.Errorf("%q is not a plain file name", name)}
+		}
+	}
+	return nil
+}
+
+// writeFiles writes each file into dir, mode 0644.
+func writeFiles(dir string, files map[string][]byte) error {
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // copyArtefact copies one regular file out of a stopped container.

@@ -2,6 +2,7 @@ package plugin
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,5 +112,35 @@ func TestCloseSweepsWhatLandedAfterTheStart(t *testing.T) {
 	if !rt.container(late).removed || !rt.container(mine).removed {
 		t.Errorf("after Close: the dead instance's removed %t, ours removed %t; want both (nothing of ours outlives Close)",
 			rt.container(late).removed, rt.container(mine).removed)
+	}
+}
+
+func TestBuildFilesCopiesEveryFileIn(t *testing.T) {
+	r, rt, _ := fakeRunner(t, one(fakeProgram{files: map[string][]byte{"/build/T": []byte("ELF")}}))
+	l := compiled
+	l.Compile, l.Artefacts = []string{"/usr/bin/cc", "-o", "T", "a.c", "b.c"}, []string{"T"}
+	res, err := r.BuildFiles(context.Background(), l, map[string][]byte{"a.c": []byte("A"), "b.c": []byte("B")}, t.TempDir())
+	if err != nil || !res.OK {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if a, b := string(rt.copiedIn["/build/a.c"]), string(rt.copiedIn["/build/b.c"]); a != "A" || b != "B" {
+		t.Errorf("copied in a.c %q, b.c %q", a, b)
+	}
+	if data, err := os.ReadFile(filepath.Join(res.Dir, "T")); err != nil || string(data) != "ELF" {
+		t.Errorf("artefact T %q %v", data, err)
+	}
+}
+
+func TestBuildFilesRefusesBadNames(t *testing.T) {
+	r, rt, _ := fakeRunner(t, nil)
+	for _, files := range []map[string][]byte{nil, {"../x.c": nil}, {"d/x.c": nil}, {"..": nil}, {"": nil}} {
+		_, err := r.BuildFiles(context.Background(), compiled, files, t.TempDir())
+		var reqErr *RequestError
+		if !errors.As(err, &reqErr) {
+			t.Errorf("%v: err %v, want a *RequestError", files, err)
+		}
+	}
+	if n := len(rt.state().created); n != 0 {
+		t.Errorf("%d containers created for refused builds", n)
 	}
 }
