@@ -53,7 +53,7 @@ if "$podjail" doctor >/dev/null 2>&1; then
 fi
 
 echo "this host is not fit for podjail (see \`$podjail doctor\`): running the samples in the test VM"
-echo "(the first run builds the VM image: about 7 minutes, needs root; then each run boots the VM, about 5 minutes)"
+echo "(the first run builds the VM image: about 7 minutes, needs root; then each run boots the VM, about 2-3 minutes)"
 payload=$(mktemp -d)
 trap 'rm -rf "$payload"' EXIT
 mkdir -p "$payload/bin"

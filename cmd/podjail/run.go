@@ -39,6 +39,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
 	verbose := fs.Bool("v", false, "also print the container's own figures")
+	service := serviceFlag(fs)
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
 	}
@@ -68,7 +69,24 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		return exitUsage
 	}
-	res, err := runOnce(ctx, *url, shimPath, req, log)
+	if *url != "" && *service == "" && os.Getenv("PODJAIL_SERVICE") == "" {
+		*service = "none" // a Podman named by hand is not the default service's
+	}
+	svc, closeSvc, err := runService(ctx, *service, *shimFlag, log)
+	if err != nil {
+		fmt.Fprintf(stderr, "podjail run: %v\n", err)
+		if isBadInput(err) {
+			return exitUsage
+		}
+		return exitFailure
+	}
+	var res plugin.RunResult
+	if svc != nil {
+		defer closeSvc()
+		res, err = runThroughService(ctx, svc, req)
+	} else {
+		res, err = runOnce(ctx, *url, shimPath, req, log)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		switch {
@@ -96,6 +114,37 @@ func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, l
 	}
 	defer r.Close(context.WithoutCancel(ctx))
 	return r.Run(ctx, req)
+}
+
+// runService is the service podjail run goes through (see dialService),
+// nil for none. --shim none runs only in this process: the service always
+// measures with its shim.
+func runService(ctx context.Context, service, shimFlag string, log hclog.Logger) (*sandbox.Client, func() error, error) {
+	if shimFlag == "none" {
+		if service != "" && service != "none" {
+			return nil, nil, &plugin.RequestError{Field: "--shim none", Err: errors.New("runs only in this process, a service always uses its shim: drop --service (or pass --service none)")}
+		}
+		return nil, nil, nil
+	}
+	return dialService(ctx, service, log)
+}
+
+// runThroughService runs req through a podjail service: the same run as in
+// process, the report the service's.
+func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest) (plugin.RunResult, error) {
+	// req passed Check: InputFile is absolute.
+	x, err := svc.Exec(ctx, sandbox.ExecRequest{
+		Image: req.Image, Command: req.Command, InputPath: req.InputFile, Pids: req.Pids, CPUs: req.CPUs,
+		Limits: sandbox.Limits{Time: req.TimeLimit, Memory: req.MemoryBytes, Output: req.OutputLimit, Wall: req.WallLimit},
+	}, req.Output)
+	if err != nil {
+		return plugin.RunResult{}, err
+	}
+	var res plugin.RunResult
+	if err := json.Unmarshal(x.Report, &res); err != nil {
+		return plugin.RunResult{}, fmt.Errorf("the service's report: %w", err)
+	}
+	return res, nil
 }
 
 func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*plugin.Runner, error) {

@@ -172,6 +172,38 @@ func (c *Client) Judge(ctx context.Context, req JudgeRequest, progress func(Test
 	}
 }
 
+func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error) {
+	if err := req.check(); err != nil {
+		return ExecResult{}, clientInvalid(err.Error())
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the stream if we return early
+	stream, err := c.rpc.Exec(ctx, &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
+		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs})
+	if err != nil {
+		return ExecResult{}, fromStatus(err)
+	}
+	for {
+		ev, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return ExecResult{}, &Error{Code: codes.Internal, Kind: ErrInternal, Message: "exec: the stream ended without a result"}
+		}
+		if err != nil {
+			return ExecResult{}, fromStatus(err)
+		}
+		switch e := ev.GetEvent().(type) {
+		case *pb.ExecEvent_Stdout:
+			if stdout != nil {
+				if _, err := stdout.Write(e.Stdout); err != nil {
+					return ExecResult{}, fmt.Errorf("exec: writing the program's stdout: %w", err)
+				}
+			}
+		case *pb.ExecEvent_Result:
+			return execResultGo(e.Result), nil
+		}
+	}
+}
+
 func clientInvalid(msg string) error {
 	return &Error{Code: codes.InvalidArgument, Kind: ErrInvalidArgument, Message: msg}
 }

@@ -193,3 +193,13 @@ func judgeResultGo(p *pb.JudgeResult, tests []TestResult) JudgeResult {
 	}
 	return out
 }
+
+func execResultPB(r ExecResult) *pb.ExecResult {
+	return &pb.ExecResult{Run: runResultPB(r.Run), Verdict: verdictPB(r.Verdict), VerdictNote: r.VerdictNote,
+		Container: r.Container, ReportJson: r.Report}
+}
+
+func execResultGo(p *pb.ExecResult) ExecResult {
+	return ExecResult{Run: runResultGo(p.GetRun()), Verdict: verdictGo(p.GetVerdict()), VerdictNote: p.GetVerdictNote(),
+		Container: p.GetContainer(), Report: p.GetReportJson()}
+}

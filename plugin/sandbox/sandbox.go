@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"io"
 	"time"
 )
 
@@ -31,6 +32,10 @@ type Sandbox interface {
 	// if not nil, is called with each test as soon as it is judged, in
 	// order, before Judge returns; the result also lists them.
 	Judge(ctx context.Context, req JudgeRequest, progress func(TestResult)) (JudgeResult, error)
+	// Exec runs req.Command of req.Image (an image in the plugin's Podman
+	// storage) once in a fresh container, as `podjail run` does, writing
+	// the program's stdout to stdout (nil: discarded) as it comes.
+	Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error)
 }
 
 // Verdict is the judgement of one test or one job. The values are
@@ -217,3 +222,35 @@ const MaxOutput = 16 << 20
 // server accept (go-plugin's gRPC default is 4 MiB): sources and Input
 // must stay under it, with room to spare.
 const MaxMessage = 64 << 20
+
+// ExecRequest runs a command of any image once: podjail run's request.
+type ExecRequest struct {
+	// Image is an image in the plugin's Podman storage.
+	Image string
+	// Command is the program and its arguments; it must not be empty.
+	Command []string
+	// InputPath is the program's stdin, a file on the plugin's host read
+	// with its rights. Zero value: empty stdin.
+	InputPath string
+	// Limits: Time is the processor time limit L, watched with podjail's
+	// three deadlines, and gives the result a Verdict; zero: no verdict.
+	Limits Limits
+	// Pids is the maximum number of tasks. Zero: 64.
+	Pids int64
+	// CPUs is the CPU quota in cores. Zero: 1.
+	CPUs float64
+}
+
+// ExecResult says how an Exec ended. Run.Output is empty: stdout went to
+// Exec's writer.
+type ExecResult struct {
+	Run RunResult
+	// Verdict and VerdictNote judge the run against Limits.Time and the
+	// other limits (the output is not judged). Empty without Limits.Time.
+	Verdict     Verdict
+	VerdictNote string
+	// Container is the container's name (it is removed).
+	Container string
+	// Report is the whole report as `podjail run --json` prints it (JSON).
+	Report []byte
+}

@@ -1,9 +1,11 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,9 +16,11 @@ import (
 
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
 )
 
 // fakeEngine returns canned results: these tests are about the protocol,
@@ -38,6 +42,7 @@ type fakeEngine struct {
 	step func(i int)
 
 	lastRun   Execution
+	lastExec  ExecRequest
 	lastInput []byte
 	lastJudge JudgeRequest
 	buildDirs []string
@@ -54,6 +59,25 @@ func (f *fakeEngine) Capabilities(context.Context) (Capabilities, error) {
 		return Capabilities{}, err
 	}
 	return f.caps, nil
+}
+
+// Exec writes the canned output in pieces of 100 KiB and more (so that
+// the server must split it) and returns the canned run as an Exec result.
+func (f *fakeEngine) Exec(_ context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error) {
+	f.mu.Lock()
+	f.lastExec = req
+	f.mu.Unlock()
+	if err := f.err("exec"); err != nil {
+		return ExecResult{}, err
+	}
+	for rest := f.output; len(rest) > 0; {
+		n := min(len(rest), 100<<10+7)
+		if _, err := stdout.Write(rest[:n]); err != nil {
+			return ExecResult{}, err
+		}
+		rest = rest[n:]
+	}
+	return ExecResult{Run: f.run, Verdict: TLE, VerdictNote: "3.01 s", Container: "podjail-fake", Report: []byte(`{"exit_code":137}`)}, nil
 }
 
 func (f *fakeEngine) Build(_ context.Context, language string, source []byte, dir string) (Build, string, error) {
@@ -552,3 +576,61 @@ func waitFor(t *testing.T, cond func() bool) {
 	}
 	t.Fatal("condition not met in 10 s")
 }
+
+func TestExecStreamsStdoutAndResult(t *testing.T) {
+	eng := okEngine()
+	eng.output = bytes.Repeat([]byte("0123456789abcdef"), 40000) // 625 KiB: several events
+	sb, _ := connect(t, eng)
+	req := ExecRequest{Image: "localhost/x", Command: []string{"/prog", "a b"}, InputPath: "/in",
+		Limits: Limits{Time: time.Second, Memory: 64 << 20, Output: 1 << 20, Wall: 5 * time.Second}, Pids: 9, CPUs: 0.5}
+	var out bytes.Buffer
+	res, err := sb.Exec(context.Background(), req, &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), eng.output) {
+		t.Errorf("stdout: %d bytes, want the engine's %d in order", out.Len(), len(eng.output))
+	}
+	want := ExecResult{Run: eng.run, Verdict: TLE, VerdictNote: "3.01 s", Container: "podjail-fake", Report: []byte(`{"exit_code":137}`)}
+	if !reflect.DeepEqual(res, want) {
+		t.Errorf("Exec = %+v\nwant %+v", res, want)
+	}
+	if !reflect.DeepEqual(eng.lastExec, req) {
+		t.Errorf("the engine got %+v, want %+v", eng.lastExec, req)
+	}
+}
+
+func TestExecRefusesBadRequests(t *testing.T) {
+	eng := okEngine()
+	sb, _ := connect(t, eng)
+	for _, req := range []ExecRequest{
+		{Command: []string{"/p"}},
+		{Image: "i"},
+		{Image: "i", Command: []string{"/p"}, Limits: Limits{Memory: -1}},
+	} {
+		if _, err := sb.Exec(context.Background(), req, nil); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("Exec(%+v) = %v, want ErrInvalidArgument", req, err)
+		}
+	}
+	// The server checks too, for callers of other languages.
+	srv, err := NewServer(eng, ServerOptions{TmpDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Exec(&pb.ExecRequest{Image: "i"}, ctxStream{ctx: context.Background()}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("server Exec without a command = %v, want InvalidArgument", err)
+	}
+	eng.errs = map[string]error{"exec": Mark(errors.New("no such image"), ErrInvalidArgument)}
+	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}}, io.Discard); !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "no such image") {
+		t.Errorf("Exec with the engine refusing = %v, want its InvalidArgument with its text", err)
+	}
+}
+
+// ctxStream is an Exec stream that only has a context: enough for calls
+// refused before anything is sent.
+type ctxStream struct {
+	pb.Sandbox_ExecServer
+	ctx context.Context
+}
+
+func (s ctxStream) Context() context.Context { return s.ctx }

@@ -37,6 +37,8 @@ type Engine interface {
 	// Judge judges a submission, calling progress (never nil) after each
 	// test, one call at a time, in order.
 	Judge(ctx context.Context, req JudgeRequest, progress func(TestResult)) (JudgeResult, error)
+	// Exec runs a command of an image once, writing stdout to stdout.
+	Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error)
 }
 
 // Artefacts are what Build left: the language they were built for and
@@ -322,6 +324,77 @@ func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) erro
 	final := judgeResultPB(res)
 	final.Tests = sent
 	return stream.Send(&pb.JudgeEvent{Event: &pb.JudgeEvent_Result{Result: final}})
+}
+
+func (s *Server) Exec(req *pb.ExecRequest, stream pb.Sandbox_ExecServer) error {
+	ctx, done, err := s.begin(stream.Context())
+	if err != nil {
+		return err
+	}
+	defer done()
+	x := ExecRequest{Image: req.GetImage(), Command: req.GetCommand(), InputPath: req.GetInputPath(),
+		Limits: limitsGo(req.GetLimits()), Pids: req.GetPids(), CPUs: req.GetCpus()}
+	if err := x.check(); err != nil {
+		return s.fail("exec", err)
+	}
+	out := &streamWriter{send: func(p []byte) error {
+		return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Stdout{Stdout: p}})
+	}}
+	res, err := s.engine.Exec(ctx, x, out)
+	if err != nil {
+		return s.fail("exec", err)
+	}
+	if err := out.flush(); err != nil {
+		return err
+	}
+	return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Result{Result: execResultPB(res)}})
+}
+
+// check refuses what no run could do.
+func (x ExecRequest) check() error {
+	l := x.Limits
+	switch {
+	case x.Image == "":
+		return invalid("exec: no image")
+	case len(x.Command) == 0:
+		return invalid("exec: no command")
+	case l.Time < 0 || l.Memory < 0 || l.Output < 0 || l.Wall < 0 || x.Pids < 0 || x.CPUs < 0:
+		return invalid("exec: limits must not be negative")
+	}
+	return nil
+}
+
+// streamWriter sends stdout in pieces of up to execChunk bytes. A send
+// that fails (the caller went away, which also ends the call's context)
+// drops the rest rather than failing the run's writes.
+type streamWriter struct {
+	send func([]byte) error
+	buf  []byte
+	err  error
+}
+
+// execChunk is the stdout carried by one event.
+const execChunk = 64 << 10
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 && w.err == nil {
+		take := min(execChunk-len(w.buf), len(p))
+		w.buf = append(w.buf, p[:take]...)
+		p = p[take:]
+		if len(w.buf) == execChunk {
+			_ = w.flush()
+		}
+	}
+	return n, nil
+}
+
+func (w *streamWriter) flush() error {
+	if len(w.buf) > 0 && w.err == nil {
+		w.err = w.send(w.buf)
+		w.buf = nil
+	}
+	return w.err
 }
 
 func unknownHandle(id string) error {

@@ -5,8 +5,11 @@
 package engine
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"runtime/debug"
 	"sync"
@@ -147,6 +150,44 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		return sandbox.RunResult{}, Classify(err)
 	}
 	return RunResult(res), nil
+}
+
+// Exec runs a command of an image as podjail run does, with its defaults
+// for the zero values.
+func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Writer) (sandbox.ExecResult, error) {
+	run := plugin.RunRequest{
+		Image:       req.Image,
+		Command:     req.Command,
+		InputFile:   req.InputPath,
+		Output:      stdout,
+		OutputLimit: cmp.Or(req.Limits.Output, plugin.DefaultOutputLimit),
+		MemoryBytes: cmp.Or(req.Limits.Memory, plugin.DefaultMemory),
+		Pids:        cmp.Or(req.Pids, plugin.DefaultPids),
+		CPUs:        cmp.Or(req.CPUs, plugin.DefaultCPUs),
+		TimeLimit:   req.Limits.Time,
+		WallLimit:   req.Limits.Wall,
+	}
+	if run.Output == nil {
+		run.Output = io.Discard
+	}
+	if err := run.Check(); err != nil {
+		return sandbox.ExecResult{}, Classify(err)
+	}
+	res, err := e.runner.Run(ctx, run)
+	var missing *bindings.ImageMissingError
+	if errors.As(err, &missing) {
+		// The image is the request's own choice, not the host's setup.
+		return sandbox.ExecResult{}, sandbox.Mark(err, sandbox.ErrInvalidArgument)
+	}
+	if err != nil {
+		return sandbox.ExecResult{}, Classify(err)
+	}
+	report, err := json.Marshal(res)
+	if err != nil {
+		return sandbox.ExecResult{}, err
+	}
+	return sandbox.ExecResult{Run: RunResult(res), Verdict: sandbox.Verdict(res.Verdict), VerdictNote: res.VerdictNote,
+		Container: res.Container, Report: report}, nil
 }
 
 // RunResult converts a Runner's result (all but Output).
@@ -338,6 +379,14 @@ func (l *Lazy) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResult,
 		return sandbox.RunResult{}, err
 	}
 	return e.Run(ctx, x)
+}
+
+func (l *Lazy) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Writer) (sandbox.ExecResult, error) {
+	e, err := l.Connect(ctx)
+	if err != nil {
+		return sandbox.ExecResult{}, err
+	}
+	return e.Exec(ctx, req, stdout)
 }
 
 func (l *Lazy) Judge(ctx context.Context, req sandbox.JudgeRequest, progress func(sandbox.TestResult)) (sandbox.JudgeResult, error) {

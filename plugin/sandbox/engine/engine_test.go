@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"reflect"
 	"syscall"
@@ -71,6 +72,9 @@ func (s stubEngine) Run(context.Context, sandbox.Execution) (sandbox.RunResult, 
 }
 func (s stubEngine) Judge(context.Context, sandbox.JudgeRequest, func(sandbox.TestResult)) (sandbox.JudgeResult, error) {
 	return sandbox.JudgeResult{}, Classify(s.err)
+}
+func (s stubEngine) Exec(context.Context, sandbox.ExecRequest, io.Writer) (sandbox.ExecResult, error) {
+	return sandbox.ExecResult{}, Classify(s.err)
 }
 
 // Each real error crosses go-plugin's gRPC connection and reaches the

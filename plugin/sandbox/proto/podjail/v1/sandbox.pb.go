@@ -1361,6 +1361,256 @@ func (x *JudgeResult) GetTests() int32 {
 	return 0
 }
 
+type ExecRequest struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Image   string                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`     // e.g. "localhost/podjail-gcc:latest"
+	Command []string               `protobuf:"bytes,2,rep,name=command,proto3" json:"command,omitempty"` // the program and its arguments
+	// input_path is a file on the service's host given to the program as
+	// stdin, read with the service's rights; empty: empty stdin.
+	InputPath string `protobuf:"bytes,3,opt,name=input_path,json=inputPath,proto3" json:"input_path,omitempty"`
+	// limits.time is the processor time limit L: the run is watched with
+	// podjail's three deadlines and gets a verdict. Zero: no verdict.
+	Limits        *Limits `protobuf:"bytes,4,opt,name=limits,proto3" json:"limits,omitempty"`
+	Pids          int64   `protobuf:"varint,5,opt,name=pids,proto3" json:"pids,omitempty"`  // maximum number of tasks; zero: 64
+	Cpus          float64 `protobuf:"fixed64,6,opt,name=cpus,proto3" json:"cpus,omitempty"` // CPU quota in cores; zero: 1
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecRequest) Reset() {
+	*x = ExecRequest{}
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecRequest) ProtoMessage() {}
+
+func (x *ExecRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecRequest.ProtoReflect.Descriptor instead.
+func (*ExecRequest) Descriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ExecRequest) GetImage() string {
+	if x != nil {
+		return x.Image
+	}
+	return ""
+}
+
+func (x *ExecRequest) GetCommand() []string {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetInputPath() string {
+	if x != nil {
+		return x.InputPath
+	}
+	return ""
+}
+
+func (x *ExecRequest) GetLimits() *Limits {
+	if x != nil {
+		return x.Limits
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetPids() int64 {
+	if x != nil {
+		return x.Pids
+	}
+	return 0
+}
+
+func (x *ExecRequest) GetCpus() float64 {
+	if x != nil {
+		return x.Cpus
+	}
+	return 0
+}
+
+type ExecEvent struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Event:
+	//
+	//	*ExecEvent_Stdout
+	//	*ExecEvent_Result
+	Event         isExecEvent_Event `protobuf_oneof:"event"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecEvent) Reset() {
+	*x = ExecEvent{}
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecEvent) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecEvent) ProtoMessage() {}
+
+func (x *ExecEvent) ProtoReflect() protoreflect.Message {
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecEvent.ProtoReflect.Descriptor instead.
+func (*ExecEvent) Descriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ExecEvent) GetEvent() isExecEvent_Event {
+	if x != nil {
+		return x.Event
+	}
+	return nil
+}
+
+func (x *ExecEvent) GetStdout() []byte {
+	if x != nil {
+		if x, ok := x.Event.(*ExecEvent_Stdout); ok {
+			return x.Stdout
+		}
+	}
+	return nil
+}
+
+func (x *ExecEvent) GetResult() *ExecResult {
+	if x != nil {
+		if x, ok := x.Event.(*ExecEvent_Result); ok {
+			return x.Result
+		}
+	}
+	return nil
+}
+
+type isExecEvent_Event interface {
+	isExecEvent_Event()
+}
+
+type ExecEvent_Stdout struct {
+	Stdout []byte `protobuf:"bytes,1,opt,name=stdout,proto3,oneof"` // the next piece of the program's stdout
+}
+
+type ExecEvent_Result struct {
+	Result *ExecResult `protobuf:"bytes,2,opt,name=result,proto3,oneof"` // the last event
+}
+
+func (*ExecEvent_Stdout) isExecEvent_Event() {}
+
+func (*ExecEvent_Result) isExecEvent_Event() {}
+
+type ExecResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// run is how the program ended (its output field is empty: stdout came
+	// in the stdout events).
+	Run         *RunResponse `protobuf:"bytes,1,opt,name=run,proto3" json:"run,omitempty"`
+	Verdict     Verdict      `protobuf:"varint,2,opt,name=verdict,proto3,enum=podjail.v1.Verdict" json:"verdict,omitempty"` // with limits.time only; else unspecified
+	VerdictNote string       `protobuf:"bytes,3,opt,name=verdict_note,json=verdictNote,proto3" json:"verdict_note,omitempty"`
+	Container   string       `protobuf:"bytes,4,opt,name=container,proto3" json:"container,omitempty"` // the container's name (removed)
+	// report_json is the whole report as `podjail run --json` prints it
+	// (every figure podjail took), for callers that want more than the above.
+	ReportJson    []byte `protobuf:"bytes,5,opt,name=report_json,json=reportJson,proto3" json:"report_json,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecResult) Reset() {
+	*x = ExecResult{}
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecResult) ProtoMessage() {}
+
+func (x *ExecResult) ProtoReflect() protoreflect.Message {
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecResult.ProtoReflect.Descriptor instead.
+func (*ExecResult) Descriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ExecResult) GetRun() *RunResponse {
+	if x != nil {
+		return x.Run
+	}
+	return nil
+}
+
+func (x *ExecResult) GetVerdict() Verdict {
+	if x != nil {
+		return x.Verdict
+	}
+	return Verdict_VERDICT_UNSPECIFIED
+}
+
+func (x *ExecResult) GetVerdictNote() string {
+	if x != nil {
+		return x.VerdictNote
+	}
+	return ""
+}
+
+func (x *ExecResult) GetContainer() string {
+	if x != nil {
+		return x.Container
+	}
+	return ""
+}
+
+func (x *ExecResult) GetReportJson() []byte {
+	if x != nil {
+		return x.ReportJson
+	}
+	return nil
+}
+
 var File_podjail_v1_sandbox_proto protoreflect.FileDescriptor
 
 const file_podjail_v1_sandbox_proto_rawDesc = "" +
@@ -1467,7 +1717,27 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04note\x18\x02 \x01(\tR\x04note\x12'\n" +
 	"\x05build\x18\x03 \x01(\v2\x11.podjail.v1.BuildR\x05build\x126\n" +
 	"\rchecker_build\x18\x04 \x01(\v2\x11.podjail.v1.BuildR\fcheckerBuild\x12\x14\n" +
-	"\x05tests\x18\x05 \x01(\x05R\x05tests*\xe7\x01\n" +
+	"\x05tests\x18\x05 \x01(\x05R\x05tests\"\xb0\x01\n" +
+	"\vExecRequest\x12\x14\n" +
+	"\x05image\x18\x01 \x01(\tR\x05image\x12\x18\n" +
+	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1d\n" +
+	"\n" +
+	"input_path\x18\x03 \x01(\tR\tinputPath\x12*\n" +
+	"\x06limits\x18\x04 \x01(\v2\x12.podjail.v1.LimitsR\x06limits\x12\x12\n" +
+	"\x04pids\x18\x05 \x01(\x03R\x04pids\x12\x12\n" +
+	"\x04cpus\x18\x06 \x01(\x01R\x04cpus\"`\n" +
+	"\tExecEvent\x12\x18\n" +
+	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x120\n" +
+	"\x06result\x18\x02 \x01(\v2\x16.podjail.v1.ExecResultH\x00R\x06resultB\a\n" +
+	"\x05event\"\xc8\x01\n" +
+	"\n" +
+	"ExecResult\x12)\n" +
+	"\x03run\x18\x01 \x01(\v2\x17.podjail.v1.RunResponseR\x03run\x12-\n" +
+	"\averdict\x18\x02 \x01(\x0e2\x13.podjail.v1.VerdictR\averdict\x12!\n" +
+	"\fverdict_note\x18\x03 \x01(\tR\vverdictNote\x12\x1c\n" +
+	"\tcontainer\x18\x04 \x01(\tR\tcontainer\x12\x1f\n" +
+	"\vreport_json\x18\x05 \x01(\fR\n" +
+	"reportJson*\xe7\x01\n" +
 	"\aVerdict\x12\x17\n" +
 	"\x13VERDICT_UNSPECIFIED\x10\x00\x12\x0e\n" +
 	"\n" +
@@ -1497,13 +1767,14 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x16KILL_REASON_WALL_LIMIT\x10\x02\x12\x1a\n" +
 	"\x16KILL_REASON_TIME_LIMIT\x10\x03\x12\x14\n" +
 	"\x10KILL_REASON_IDLE\x10\x04\x12\x15\n" +
-	"\x11KILL_REASON_OTHER\x10\x052\xd9\x02\n" +
+	"\x11KILL_REASON_OTHER\x10\x052\x93\x03\n" +
 	"\aSandbox\x12Q\n" +
 	"\fCapabilities\x12\x1f.podjail.v1.CapabilitiesRequest\x1a .podjail.v1.CapabilitiesResponse\x12B\n" +
 	"\aCompile\x12\x1a.podjail.v1.CompileRequest\x1a\x1b.podjail.v1.CompileResponse\x126\n" +
 	"\x03Run\x12\x16.podjail.v1.RunRequest\x1a\x17.podjail.v1.RunResponse\x12B\n" +
 	"\aRelease\x12\x1a.podjail.v1.ReleaseRequest\x1a\x1b.podjail.v1.ReleaseResponse\x12;\n" +
-	"\x05Judge\x12\x18.podjail.v1.JudgeRequest\x1a\x16.podjail.v1.JudgeEvent0\x01BFZDgithub.com/podjail/podjail/plugin/sandbox/proto/podjail/v1;podjailv1b\x06proto3"
+	"\x05Judge\x12\x18.podjail.v1.JudgeRequest\x1a\x16.podjail.v1.JudgeEvent0\x01\x128\n" +
+	"\x04Exec\x12\x17.podjail.v1.ExecRequest\x1a\x15.podjail.v1.ExecEvent0\x01BFZDgithub.com/podjail/podjail/plugin/sandbox/proto/podjail/v1;podjailv1b\x06proto3"
 
 var (
 	file_podjail_v1_sandbox_proto_rawDescOnce sync.Once
@@ -1518,7 +1789,7 @@ func file_podjail_v1_sandbox_proto_rawDescGZIP() []byte {
 }
 
 var file_podjail_v1_sandbox_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_podjail_v1_sandbox_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_podjail_v1_sandbox_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_podjail_v1_sandbox_proto_goTypes = []any{
 	(Verdict)(0),                 // 0: podjail.v1.Verdict
 	(KillReason)(0),              // 1: podjail.v1.KillReason
@@ -1538,41 +1809,50 @@ var file_podjail_v1_sandbox_proto_goTypes = []any{
 	(*JudgeEvent)(nil),           // 15: podjail.v1.JudgeEvent
 	(*TestResult)(nil),           // 16: podjail.v1.TestResult
 	(*JudgeResult)(nil),          // 17: podjail.v1.JudgeResult
-	(*durationpb.Duration)(nil),  // 18: google.protobuf.Duration
+	(*ExecRequest)(nil),          // 18: podjail.v1.ExecRequest
+	(*ExecEvent)(nil),            // 19: podjail.v1.ExecEvent
+	(*ExecResult)(nil),           // 20: podjail.v1.ExecResult
+	(*durationpb.Duration)(nil),  // 21: google.protobuf.Duration
 }
 var file_podjail_v1_sandbox_proto_depIdxs = []int32{
 	4,  // 0: podjail.v1.CapabilitiesResponse.languages:type_name -> podjail.v1.Language
 	5,  // 1: podjail.v1.CapabilitiesResponse.host:type_name -> podjail.v1.Host
-	18, // 2: podjail.v1.Build.time:type_name -> google.protobuf.Duration
+	21, // 2: podjail.v1.Build.time:type_name -> google.protobuf.Duration
 	7,  // 3: podjail.v1.CompileResponse.build:type_name -> podjail.v1.Build
-	18, // 4: podjail.v1.Limits.time:type_name -> google.protobuf.Duration
-	18, // 5: podjail.v1.Limits.wall:type_name -> google.protobuf.Duration
+	21, // 4: podjail.v1.Limits.time:type_name -> google.protobuf.Duration
+	21, // 5: podjail.v1.Limits.wall:type_name -> google.protobuf.Duration
 	9,  // 6: podjail.v1.RunRequest.limits:type_name -> podjail.v1.Limits
 	1,  // 7: podjail.v1.RunResponse.killed:type_name -> podjail.v1.KillReason
-	18, // 8: podjail.v1.RunResponse.time:type_name -> google.protobuf.Duration
-	18, // 9: podjail.v1.RunResponse.wall:type_name -> google.protobuf.Duration
+	21, // 8: podjail.v1.RunResponse.time:type_name -> google.protobuf.Duration
+	21, // 9: podjail.v1.RunResponse.wall:type_name -> google.protobuf.Duration
 	16, // 10: podjail.v1.JudgeEvent.test:type_name -> podjail.v1.TestResult
 	17, // 11: podjail.v1.JudgeEvent.result:type_name -> podjail.v1.JudgeResult
 	0,  // 12: podjail.v1.TestResult.verdict:type_name -> podjail.v1.Verdict
-	18, // 13: podjail.v1.TestResult.time:type_name -> google.protobuf.Duration
+	21, // 13: podjail.v1.TestResult.time:type_name -> google.protobuf.Duration
 	0,  // 14: podjail.v1.JudgeResult.verdict:type_name -> podjail.v1.Verdict
 	7,  // 15: podjail.v1.JudgeResult.build:type_name -> podjail.v1.Build
 	7,  // 16: podjail.v1.JudgeResult.checker_build:type_name -> podjail.v1.Build
-	2,  // 17: podjail.v1.Sandbox.Capabilities:input_type -> podjail.v1.CapabilitiesRequest
-	6,  // 18: podjail.v1.Sandbox.Compile:input_type -> podjail.v1.CompileRequest
-	10, // 19: podjail.v1.Sandbox.Run:input_type -> podjail.v1.RunRequest
-	12, // 20: podjail.v1.Sandbox.Release:input_type -> podjail.v1.ReleaseRequest
-	14, // 21: podjail.v1.Sandbox.Judge:input_type -> podjail.v1.JudgeRequest
-	3,  // 22: podjail.v1.Sandbox.Capabilities:output_type -> podjail.v1.CapabilitiesResponse
-	8,  // 23: podjail.v1.Sandbox.Compile:output_type -> podjail.v1.CompileResponse
-	11, // 24: podjail.v1.Sandbox.Run:output_type -> podjail.v1.RunResponse
-	13, // 25: podjail.v1.Sandbox.Release:output_type -> podjail.v1.ReleaseResponse
-	15, // 26: podjail.v1.Sandbox.Judge:output_type -> podjail.v1.JudgeEvent
-	22, // [22:27] is the sub-list for method output_type
-	17, // [17:22] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	9,  // 17: podjail.v1.ExecRequest.limits:type_name -> podjail.v1.Limits
+	20, // 18: podjail.v1.ExecEvent.result:type_name -> podjail.v1.ExecResult
+	11, // 19: podjail.v1.ExecResult.run:type_name -> podjail.v1.RunResponse
+	0,  // 20: podjail.v1.ExecResult.verdict:type_name -> podjail.v1.Verdict
+	2,  // 21: podjail.v1.Sandbox.Capabilities:input_type -> podjail.v1.CapabilitiesRequest
+	6,  // 22: podjail.v1.Sandbox.Compile:input_type -> podjail.v1.CompileRequest
+	10, // 23: podjail.v1.Sandbox.Run:input_type -> podjail.v1.RunRequest
+	12, // 24: podjail.v1.Sandbox.Release:input_type -> podjail.v1.ReleaseRequest
+	14, // 25: podjail.v1.Sandbox.Judge:input_type -> podjail.v1.JudgeRequest
+	18, // 26: podjail.v1.Sandbox.Exec:input_type -> podjail.v1.ExecRequest
+	3,  // 27: podjail.v1.Sandbox.Capabilities:output_type -> podjail.v1.CapabilitiesResponse
+	8,  // 28: podjail.v1.Sandbox.Compile:output_type -> podjail.v1.CompileResponse
+	11, // 29: podjail.v1.Sandbox.Run:output_type -> podjail.v1.RunResponse
+	13, // 30: podjail.v1.Sandbox.Release:output_type -> podjail.v1.ReleaseResponse
+	15, // 31: podjail.v1.Sandbox.Judge:output_type -> podjail.v1.JudgeEvent
+	19, // 32: podjail.v1.Sandbox.Exec:output_type -> podjail.v1.ExecEvent
+	27, // [27:33] is the sub-list for method output_type
+	21, // [21:27] is the sub-list for method input_type
+	21, // [21:21] is the sub-list for extension type_name
+	21, // [21:21] is the sub-list for extension extendee
+	0,  // [0:21] is the sub-list for field type_name
 }
 
 func init() { file_podjail_v1_sandbox_proto_init() }
@@ -1588,13 +1868,17 @@ func file_podjail_v1_sandbox_proto_init() {
 		(*JudgeEvent_Test)(nil),
 		(*JudgeEvent_Result)(nil),
 	}
+	file_podjail_v1_sandbox_proto_msgTypes[17].OneofWrappers = []any{
+		(*ExecEvent_Stdout)(nil),
+		(*ExecEvent_Result)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_podjail_v1_sandbox_proto_rawDesc), len(file_podjail_v1_sandbox_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   16,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -27,6 +27,7 @@ const (
 	Sandbox_Run_FullMethodName          = "/podjail.v1.Sandbox/Run"
 	Sandbox_Release_FullMethodName      = "/podjail.v1.Sandbox/Release"
 	Sandbox_Judge_FullMethodName        = "/podjail.v1.Sandbox/Judge"
+	Sandbox_Exec_FullMethodName         = "/podjail.v1.Sandbox/Exec"
 )
 
 // SandboxClient is the client API for Sandbox service.
@@ -65,6 +66,13 @@ type SandboxClient interface {
 	// package. It streams one event per finished test, in order, then one
 	// final event with the job's result; nothing follows the result.
 	Judge(ctx context.Context, in *JudgeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[JudgeEvent], error)
+	// Exec runs a command of an image in the service's storage once, in a
+	// fresh container under podjail's profile and the shim: what `podjail
+	// run` asks. It streams the program's stdout as it comes, then one final
+	// event with the result; nothing follows the result. However the program
+	// ended is a value. An image missing from the storage is
+	// INVALID_ARGUMENT here: the caller chose it.
+	Exec(ctx context.Context, in *ExecRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecEvent], error)
 }
 
 type sandboxClient struct {
@@ -134,6 +142,25 @@ func (c *sandboxClient) Judge(ctx context.Context, in *JudgeRequest, opts ...grp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Sandbox_JudgeClient = grpc.ServerStreamingClient[JudgeEvent]
 
+func (c *sandboxClient) Exec(ctx context.Context, in *ExecRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecEvent], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &Sandbox_ServiceDesc.Streams[1], Sandbox_Exec_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExecRequest, ExecEvent]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Sandbox_ExecClient = grpc.ServerStreamingClient[ExecEvent]
+
 // SandboxServer is the server API for Sandbox service.
 // All implementations must embed UnimplementedSandboxServer
 // for forward compatibility.
@@ -170,6 +197,13 @@ type SandboxServer interface {
 	// package. It streams one event per finished test, in order, then one
 	// final event with the job's result; nothing follows the result.
 	Judge(*JudgeRequest, grpc.ServerStreamingServer[JudgeEvent]) error
+	// Exec runs a command of an image in the service's storage once, in a
+	// fresh container under podjail's profile and the shim: what `podjail
+	// run` asks. It streams the program's stdout as it comes, then one final
+	// event with the result; nothing follows the result. However the program
+	// ended is a value. An image missing from the storage is
+	// INVALID_ARGUMENT here: the caller chose it.
+	Exec(*ExecRequest, grpc.ServerStreamingServer[ExecEvent]) error
 	mustEmbedUnimplementedSandboxServer()
 }
 
@@ -194,6 +228,9 @@ func (UnimplementedSandboxServer) Release(context.Context, *ReleaseRequest) (*Re
 }
 func (UnimplementedSandboxServer) Judge(*JudgeRequest, grpc.ServerStreamingServer[JudgeEvent]) error {
 	return status.Error(codes.Unimplemented, "method Judge not implemented")
+}
+func (UnimplementedSandboxServer) Exec(*ExecRequest, grpc.ServerStreamingServer[ExecEvent]) error {
+	return status.Error(codes.Unimplemented, "method Exec not implemented")
 }
 func (UnimplementedSandboxServer) mustEmbedUnimplementedSandboxServer() {}
 func (UnimplementedSandboxServer) testEmbeddedByValue()                 {}
@@ -299,6 +336,17 @@ func _Sandbox_Judge_Handler(srv interface{}, stream grpc.ServerStream) error {
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Sandbox_JudgeServer = grpc.ServerStreamingServer[JudgeEvent]
 
+func _Sandbox_Exec_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ExecRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(SandboxServer).Exec(m, &grpc.GenericServerStream[ExecRequest, ExecEvent]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type Sandbox_ExecServer = grpc.ServerStreamingServer[ExecEvent]
+
 // Sandbox_ServiceDesc is the grpc.ServiceDesc for Sandbox service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -327,6 +375,11 @@ var Sandbox_ServiceDesc = grpc.ServiceDesc{
 		{
 			StreamName:    "Judge",
 			Handler:       _Sandbox_Judge_Handler,
+			ServerStreams: true,
+		},
+		{
+			StreamName:    "Exec",
+			Handler:       _Sandbox_Exec_Handler,
 			ServerStreams: true,
 		},
 	},

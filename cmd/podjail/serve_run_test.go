@@ -1,0 +1,109 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin"
+)
+
+// TestServeRunsLikeInProcess runs the same `podjail run` command lines in
+// this process (--service none) and through `podjail serve`: the same
+// exit status, the same stdout byte for byte (an input larger than one
+// stream event), the same ending (exit code, limit, verdict). A missing
+// image is the caller's mistake (exit 2) both ways; --shim none cannot go
+// through a service. The service leaves nothing when stopped.
+func TestServeRunsLikeInProcess(t *testing.T) {
+	env := hosttest.Podman(t)
+	sock, stop := startService(t, env, "--drain", "2s")
+	input := filepath.Join(t.TempDir(), "input")
+	data := bytes.Repeat([]byte("podjail through a service\n"), 12000) // 312 KB
+	if err := os.WriteFile(input, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		flags []string
+		argv  []string
+		check func(t *testing.T, r plugin.RunResult, out []byte)
+	}{
+		{"cat", []string{"--input", input}, []string{testProgram, "cat"}, func(t *testing.T, r plugin.RunResult, out []byte) {
+			if r.ExitCode != 0 || !bytes.Equal(out, data) {
+				t.Errorf("exit %d, %d bytes of stdout; want 0 and the input's %d bytes", r.ExitCode, len(out), len(data))
+			}
+		}},
+		{"exit 3", nil, []string{testProgram, "exit", "3"}, func(t *testing.T, r plugin.RunResult, _ []byte) {
+			if r.ExitCode != 3 || r.Signal != "" || r.Killed != "" {
+				t.Errorf("exit %d signal %q killed %q, want exit 3", r.ExitCode, r.Signal, r.Killed)
+			}
+		}},
+		{"memory", hostileFlags(), []string{hostile("mallochog")}, func(t *testing.T, r plugin.RunResult, _ []byte) {
+			if r.Verdict != plugin.MLE || !r.Measure.MemoryExceeded {
+				t.Errorf("verdict %s, memory exceeded %t; want MLE", r.Verdict, r.Measure.MemoryExceeded)
+			}
+		}},
+		{"output", []string{"--output-limit", strconv.Itoa(1 << 20)}, []string{testProgram, "flood", strconv.Itoa(1 << 30)}, func(t *testing.T, r plugin.RunResult, out []byte) {
+			if r.Killed != plugin.KilledOutputLimit || len(out) > 1<<20 {
+				t.Errorf("killed %q with %d bytes kept; want the output limit, at most 1 MiB kept", r.Killed, len(out))
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			here, hereOut := runVia(t, env, "none", c.flags, c.argv)
+			there, thereOut := runVia(t, env, sock, c.flags, c.argv)
+			c.check(t, here, hereOut)
+			c.check(t, there, thereOut)
+			if here.ExitCode != there.ExitCode || here.Signal != there.Signal || here.Killed != there.Killed ||
+				here.Verdict != there.Verdict || here.Measure.MemoryExceeded != there.Measure.MemoryExceeded {
+				t.Errorf("in process: exit %d %q killed %q verdict %s mle %t; through the service: exit %d %q killed %q verdict %s mle %t",
+					here.ExitCode, here.Signal, here.Killed, here.Verdict, here.Measure.MemoryExceeded,
+					there.ExitCode, there.Signal, there.Killed, there.Verdict, there.Measure.MemoryExceeded)
+			}
+			if c.name == "cat" && !bytes.Equal(hereOut, thereOut) {
+				t.Errorf("stdout differs: %d bytes in process, %d through the service", len(hereOut), len(thereOut))
+			}
+		})
+	}
+
+	for _, service := range []string{"none", sock} {
+		r := podjail(t, env, "run", "--service", service, "--image", "localhost/podjail-no-such-image:latest", "--", "/x")
+		if r.code != exitUsage {
+			t.Errorf("a missing image (--service %s): exit %d, want %d\n%s", service, r.code, exitUsage, r.stderr)
+		}
+	}
+	if r := podjail(t, env, "run", "--service", sock, "--shim", "none", "--image", env.Image, "--", testProgram, "exit", "0"); r.code != exitUsage {
+		t.Errorf("--shim none through a service: exit %d, want %d\n%s", r.code, exitUsage, r.stderr)
+	}
+	if code, log := stop(); code != 0 {
+		t.Errorf("the service exited %d\n%s", code, log)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// runVia is one `podjail run --json` through service ("none": in this
+// process); it returns the report and the program's stdout.
+func runVia(t *testing.T, env hosttest.Env, service string, flags, argv []string) (plugin.RunResult, []byte) {
+	t.Helper()
+	outFile := filepath.Join(t.TempDir(), "stdout")
+	args := append([]string{"run", "--json", "--service", service, "--image", env.Image, "--output", outFile}, flags...)
+	r := podjail(t, env, append(append(args, "--"), argv...)...)
+	if r.code != exitOK {
+		t.Fatalf("podjail %v: exit %d\n%s", args, r.code, r.stderr)
+	}
+	var res plugin.RunResult
+	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
+		t.Fatalf("the report is not JSON: %v\n%s", err, r.stdout)
+	}
+	out, err := os.ReadFile(outFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("--service %s: exit %d signal %q killed %q verdict %s, %d bytes out, wall %v", service, res.ExitCode, res.Signal, res.Killed, res.Verdict, len(out), res.Wall)
+	return res, out
+}
