@@ -46,8 +46,8 @@ type benchReport struct {
 	// PodjailRunService is the median elapsed time of a whole `podjail
 	// run` process that goes through the service. Zero: not measured.
 	PodjailRunService time.Duration `json:"podjail_run_service_ns,omitempty"`
-	Judges      []benchJudge  `json:"judges"`
-	Burners     []benchBurner `json:"burners,omitempty"`
+	Judges            []benchJudge  `json:"judges"`
+	Burners           []benchBurner `json:"burners,omitempty"`
 }
 
 // benchJudge is one judge of the trivial problem.
