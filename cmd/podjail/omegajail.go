@@ -39,6 +39,17 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 	if err != nil {
 		return fail(omegajail.UsageExitCode, err)
 	}
+	// The compile's sources, target and flags, or the run's target: what
+	// podjail cannot do is refused before a container starts.
+	var runArgv []string
+	if req.Mode == omegajail.ModeCompile {
+		l, err = omegajail.CompileLanguage(l, req)
+	} else {
+		runArgv, err = omegajail.RunCommand(l, req)
+	}
+	if err != nil {
+		return fail(omegajail.UsageExitCode, err)
+	}
 	shimPath, err := findShim("")
 	if err != nil || shimPath == "" {
 		return fail(exitFailure, fmt.Errorf("podjail-shim not found beside podjail (%v)", err))
@@ -52,7 +63,7 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 	if req.Mode == omegajail.ModeCompile {
 		meta, err = omegajailCompile(ctx, runner, req, l)
 	} else {
-		meta, err = omegajailRun(ctx, runner, req, l)
+		meta, err = omegajailRun(ctx, runner, req, l, runArgv)
 	}
 	if err != nil {
 		return fail(exitFailure, err)
@@ -69,14 +80,12 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 	return omegajail.ExitCode(meta)
 }
 
-// omegajailCompile builds the one source in the home directory and puts
-// the artefacts beside it; the compiler's messages go to -2 (where
-// omegajail's compilers write them).
+// omegajailCompile builds the sources of the home directory with l (its
+// compile command, artefacts and hint made for the request by
+// omegajail.CompileLanguage) and puts the artefacts beside them; the
+// compiler's messages go to -2 (where omegajail's compilers write them).
 func omegajailCompile(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language) (omegajail.Meta, error) {
-	if len(req.CompileSources) != 1 {
-		return omegajail.Meta{}, fmt.Errorf("podjail compiles one source file, got %d", len(req.CompileSources))
-	}
-	src, err := os.ReadFile(filepath.Join(req.Homedir, req.CompileSources[0]))
+	files, err := readSources(req.Homedir, req.CompileSources)
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
@@ -84,7 +93,7 @@ func omegajailCompile(ctx context.Context, r *plugin.Runner, req omegajail.Reque
 		l.BuildTimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}
 	start := time.Now()
-	b, err := r.Build(ctx, l, src, "")
+	b, err := r.BuildFiles(ctx, l, files, "")
 	if b.Dir != "" {
 		defer os.RemoveAll(b.Dir)
 	}
@@ -94,34 +103,67 @@ func omegajailCompile(ctx context.Context, r *plugin.Runner, req omegajail.Reque
 	if err := writeIfNamed(req.Stdout, nil); err != nil {
 		return omegajail.Meta{}, err
 	}
-	if err := writeIfNamed(req.Stderr, []byte(b.Output)); err != nil {
+	if err := writeIfNamed(req.Stderr, []byte(compileMessages(b))); err != nil {
 		return omegajail.Meta{}, err
 	}
 	status := 1
 	if b.OK {
 		status = 0
-		for _, a := range l.Artefacts {
-			data, err := os.ReadFile(filepath.Join(b.Dir, a))
-			if err != nil {
-				return omegajail.Meta{}, err
-			}
-			if err := os.WriteFile(filepath.Join(req.Homedir, a), data, 0o755); err != nil {
-				return omegajail.Meta{}, err
-			}
+		if err := copyArtefacts(b.Dir, req.Homedir, l.Artefacts); err != nil {
+			return omegajail.Meta{}, err
 		}
 	}
 	return omegajail.Meta{TimeUs: b.Time.Microseconds(), WallTimeUs: time.Since(start).Microseconds(),
 		MemBytes: max(b.Peak, 0), ExitStatus: &status}, nil
 }
 
-// omegajailRun runs the artefacts of the home directory (mounted
-// read-only) on -0, stdout to -1, stderr to -2.
-func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language) (omegajail.Meta, error) {
+// readSources reads each --compile-source from the home directory.
+func readSources(homedir string, names []string) (map[string][]byte, error) {
+	files := make(map[string][]byte, len(names))
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(homedir, name))
+		if err != nil {
+			return nil, err
+		}
+		files[name] = data
+	}
+	return files, nil
+}
+
+// compileMessages is what -2 gets: the compiler's output, or, when a
+// failed build printed nothing (a Java class not named as the target, a
+// build stopped at its limit), the build's note, so the contestant reads
+// why.
+func compileMessages(b plugin.BuildResult) string {
+	if b.OK || b.Output != "" || b.Note == "" {
+		return b.Output
+	}
+	return b.Note + "\n"
+}
+
+// copyArtefacts copies the named artefacts from dir into the home
+// directory, mode 0755.
+func copyArtefacts(dir, homedir string, names []string) error {
+	for _, a := range names {
+		data, err := os.ReadFile(filepath.Join(dir, a))
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(homedir, a), data, 0o755); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// omegajailRun runs argv (the run target, from omegajail.RunCommand) in
+// the home directory (mounted read-only) on -0, stdout to -1, stderr to -2.
+func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language, argv []string) (omegajail.Meta, error) {
 	homedir, err := filepath.Abs(req.Homedir)
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
-	run := omegajailRunRequest(req, l, homedir)
+	run := omegajailRunRequest(req, l, homedir, argv)
 	if req.Stdout != "" {
 		f, err := os.Create(req.Stdout)
 		if err != nil {
@@ -147,15 +189,16 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 	return omegajailMeta(res, run.MemoryBytes), nil
 }
 
-// omegajailRunRequest is the run of the home directory's artefacts. As in
+// omegajailRunRequest is the run of argv, l's run command for the run
+// target with the extra arguments (omegajail.RunCommand). As in
 // omegajail, the home directory is the working directory, /home, with
 // HOME=/home: omegaUp's validators open data.in, data.out and meta.in
 // relative to it. The languages' commands find the artefacts at
 // lang.ArtefactDir, the same directory mounted there too.
-func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string) plugin.RunRequest {
+func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string, argv []string) plugin.RunRequest {
 	run := plugin.RunRequest{
 		Image:   l.RunImage,
-		Command: append(append([]string{}, l.Run...), req.ExtraArgs...),
+		Command: slices.Clone(argv),
 		Binds: []bindings.Bind{
 			{Source: homedir, Destination: lang.ArtefactDir},
 			{Source: homedir, Destination: omegajailHome},

@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/go-hclog"
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
@@ -39,7 +44,7 @@ func TestOmegajailRunIsInHome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := omegajailRunRequest(omegajail.Request{}, l, "/var/grade/1/Main/bin")
+	run := omegajailRunRequest(omegajail.Request{}, l, "/var/grade/1/Main/bin", l.Run)
 	home := false
 	for _, b := range run.Binds {
 		home = home || (b.Source == "/var/grade/1/Main/bin" && b.Destination == "/home" && !b.Writable)
@@ -56,8 +61,70 @@ func TestOmegajailRunMountsBinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	req := omegajail.Request{Binds: []omegajail.Bind{{Source: "/var/grade/1/Main_pipes", Target: "/home/Main_pipes"}}}
-	run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin")
+	run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin", l.Run)
 	if !slices.Contains(run.Binds, bindings.Bind{Source: "/var/grade/1/Main_pipes", Destination: "/home/Main_pipes"}) {
 		t.Errorf("binds %+v: want /var/grade/1/Main_pipes read-only at /home/Main_pipes", run.Binds)
+	}
+}
+
+// What podjail cannot do as omegajail does fails before any container,
+// with exit 2, a message naming it and no .meta (the Runner then reports
+// a judge error, never a verdict).
+func TestOmegajailRefusesWithoutMeta(t *testing.T) {
+	dir := t.TempDir()
+	meta := filepath.Join(dir, "compile.meta")
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"--compile", "cpp11", "--compile-source", "Main.cpp", "--", "-static-libasan", "-fsanitize=address"}, "-fsanitize=address"},
+		{[]string{"--compile", "cpp11", "--compile-source", "sub/Main.cpp"}, "sub/Main.cpp"},
+		{[]string{"--run", "cpp11", "--run-target", "../Main"}, "--run-target"},
+	} {
+		var stderr bytes.Buffer
+		argv := append([]string{"--homedir", dir, "-M", meta}, c.argv...)
+		code := omegajailCommand(context.Background(), argv, &stderr, hclog.NewNullLogger())
+		if code != omegajail.UsageExitCode || !strings.Contains(stderr.String(), c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want %d naming %s", c.argv, code, stderr.String(), omegajail.UsageExitCode, c.want)
+		}
+		if _, err := os.Stat(meta); err == nil {
+			t.Errorf("%v: a .meta was written", c.argv)
+		}
+	}
+}
+
+// A run executes the run target's command from omegajail.RunCommand.
+func TestOmegajailRunExecutesTheTarget(t *testing.T) {
+	l, err := lang.Default().Lookup("cpp11")
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := omegajail.ParseArgs([]string{"--homedir", "h", "--run", "cpp11", "--run-target", "validator", "--", "1", "cpp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, err := omegajail.RunCommand(l, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := omegajailRunRequest(req, l, "/var/grade/1/validator/bin", argv)
+	if want := []string{"/run/podjail/artefact/validator", "1", "cpp"}; !slices.Equal(run.Command, want) {
+		t.Errorf("command %q, want %q", run.Command, want)
+	}
+}
+
+// A failed build that printed nothing says why on -2.
+func TestOmegajailCompileMessages(t *testing.T) {
+	for _, c := range []struct {
+		b    plugin.BuildResult
+		want string
+	}{
+		{plugin.BuildResult{OK: true}, ""},
+		{plugin.BuildResult{Output: "Main.cpp:1: error\n", Note: "the compiler exited with code 1"}, "Main.cpp:1: error\n"},
+		{plugin.BuildResult{Note: "the build made no T.class: Class `T` not found"}, "the build made no T.class: Class `T` not found\n"},
+	} {
+		if got := compileMessages(c.b); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		}
 	}
 }
