@@ -124,7 +124,7 @@ func TestSpecLowersTheShimRun(t *testing.T) {
 
 func TestSpecLowersRlimitsAsPodmanNamesThem(t *testing.T) {
 	s := validSpec()
-	s.Rlimits = policy.Rlimits(64<<20, 16<<20)
+	s.Rlimits = policy.Rlimits(64<<20, 16<<20, 0)
 	g, err := s.generator()
 	if err != nil {
 		t.Fatal(err)

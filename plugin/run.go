@@ -98,6 +98,10 @@ type RunRequest struct {
 	// (RLIMIT_FSIZE: past it, SIGXFSZ). Zero value: the size of its
 	// scratch space, so that no file outgrows it.
 	FileSizeBytes int64
+	// StackBytes is the program's stack limit (RLIMIT_STACK: past it,
+	// SIGSEGV), at most MemoryBytes. Zero value: MemoryBytes, recursion as
+	// deep as memory allows.
+	StackBytes int64
 
 	// Env adds NAME=VALUE entries to the program's environment, which is
 	// otherwise the shim's clean one. Zero value: nothing added.
@@ -210,7 +214,7 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
 	case r.StderrFile != "" && r.StderrToStdout:
 		return &RequestError{"stderr", errors.New("a stderr file and stderr to stdout are exclusive")}
-	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
+	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.StackBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	}
 	if r.InputFile != "" {
@@ -374,7 +378,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	// Judged runs get podjail's rlimits; a build keeps the image's, a
 	// compiler writes files larger than the scratch space.
 	if !req.Writable {
-		spec.Rlimits = policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, spec.Profile.ScratchBytes))
+		spec.Rlimits = policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, spec.Profile.ScratchBytes), req.StackBytes)
 	}
 	if r.Shim == "" {
 		if req.StderrFile != "" || req.StderrToStdout {

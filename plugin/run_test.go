@@ -79,6 +79,45 @@ func TestSpecFileSizeLimit(t *testing.T) {
 	}
 }
 
+// TestSpecStackLimit: a judged run's stack is its memory limit unless the
+// request asks for less (isolate's --stack).
+func TestSpecStackLimit(t *testing.T) {
+	stack := func(req RunRequest) uint64 {
+		t.Helper()
+		if err := req.Check(); err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := (&Runner{}).spec(req, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, rl := range spec.Rlimits {
+			if rl.Type == "RLIMIT_STACK" {
+				return rl.Hard
+			}
+		}
+		t.Fatal("no RLIMIT_STACK")
+		return 0
+	}
+	req := RunRequest{Image: "img", Command: []string{"/p"}, MemoryBytes: 64 << 20}
+	if got := stack(req); got != 64<<20 {
+		t.Errorf("default: %d, want the memory limit", got)
+	}
+	req.StackBytes = 1 << 20
+	if got := stack(req); got != 1<<20 {
+		t.Errorf("asked 1 MiB: %d", got)
+	}
+	req.StackBytes = 1 << 30
+	if got := stack(req); got != 64<<20 {
+		t.Errorf("asked 1 GiB under 64 MiB of memory: %d, want the memory limit", got)
+	}
+	req.StackBytes = -1
+	var reqErr *RequestError
+	if err := req.Check(); !errors.As(err, &reqErr) {
+		t.Errorf("a negative stack: %v", err)
+	}
+}
+
 // TestSpecStderr: a stderr file is bind-mounted and named to the shim;
 // stderr to stdout is a flag of the shim's; without the shim, neither.
 func TestSpecStderr(t *testing.T) {

@@ -24,8 +24,10 @@ const DefaultStackBytes = 256 << 20
 const OpenFiles = 64
 
 // Rlimits are the limits of a judged program's run, memoryBytes its memory
-// limit and fileBytes the largest file it may write, normally the size of
-// its scratch tmpfs (either <= 0: none given).
+// limit, fileBytes the largest file it may write, normally the size of
+// its scratch tmpfs, and stackBytes its stack (RLIMIT_STACK) (any of them
+// <= 0: none given). The stack is the memory limit, or DefaultStackBytes
+// without one, or stackBytes when that is smaller.
 // Builds, which run compilers, keep the image's limits. Left out on
 // purpose:
 //   - RLIMIT_NPROC counts every process of a real uid in the user
@@ -36,13 +38,18 @@ const OpenFiles = 64
 //   - RLIMIT_AS breaks runtimes that reserve address space (the JVM, Go,
 //     sanitizers); memory.max bounds what is used.
 //   - RLIMIT_CPU: the runner's deadlines on the cgroup's cpu.stat decide TLE.
-func Rlimits(memoryBytes, fileBytes int64) []Rlimit {
+func Rlimits(memoryBytes, fileBytes, stackBytes int64) []Rlimit {
 	stack := uint64(DefaultStackBytes)
 	if memoryBytes > 0 {
 		// Stack = memory limit, as many judges do: recursion as deep as
 		// memory allows. Stack pages are charged to memory.max like any
 		// other, so this lets nothing past the memory limit.
 		stack = uint64(memoryBytes)
+	}
+	if stackBytes > 0 {
+		// A judge's own stack limit (isolate's -k): smaller only, a
+		// larger one would promise stack the memory limit does not give.
+		stack = min(stack, uint64(stackBytes))
 	}
 	rl := []Rlimit{
 		// No core file: it would fill the scratch and spend the run's

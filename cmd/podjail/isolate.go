@@ -243,36 +243,13 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		prog[0] = path.Join(cwd, prog[0])
 	}
 	run := plugin.RunRequest{
-		Image:     image,
-		Command:   prog,
-		Binds:     fsys.mounts,
-		WorkDir:   cwd,
-		TimeLimit: cmd.Time,
-		WallLimit: cmd.WallTime,
-		Pids:      int64(cmd.Processes),
-		Output:    stdout,
+		Image:   image,
+		Command: prog,
+		Binds:   fsys.mounts,
+		WorkDir: cwd,
+		Output:  stdout,
 	}
-	if cmd.Processes == 0 {
-		run.Pids = isolateUnlimitedPids
-	}
-	// isolate kills at -t, or -x later: so does the processor ceiling,
-	// counted from the go on the run's cgroup (podjail's 2 s margin is
-	// for judges, not for a caller that reads the time back, as CMS does).
-	if cmd.Time > 0 {
-		run.CPULimit = cmd.Time + cmd.ExtraTime
-	}
-	if run.TimeLimit <= 0 {
-		run.TimeLimit = cmd.WallTime
-	}
-	if cmd.FsizeKiB > 0 {
-		run.FileSizeBytes = int64(cmd.FsizeKiB) << 10 // CMS gives 1 GiB, Judge0 1-10 MiB
-	}
-	switch {
-	case cmd.CGMemKiB > 0:
-		run.MemoryBytes = int64(cmd.CGMemKiB) << 10
-	case cmd.MemKiB > 0:
-		run.MemoryBytes = int64(cmd.MemKiB) << 10
-	}
+	isolateLimits(cmd, &run)
 	run.Env = isolate.ProgramEnv(cmd.Env, cmd.FullEnv, os.Environ())
 	switch {
 	case cmd.Stdin != "":
@@ -363,6 +340,36 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 }
 
 // isolateMeta says in isolate's terms how the run ended.
+// isolateLimits sets run's limits from isolate's options: -t, -x, -w,
+// -p, -f, --cg-mem or -m, and -k.
+func isolateLimits(cmd isolate.Command, run *plugin.RunRequest) {
+	run.TimeLimit, run.WallLimit, run.Pids = cmd.Time, cmd.WallTime, int64(cmd.Processes)
+	if cmd.Processes == 0 {
+		run.Pids = isolateUnlimitedPids
+	}
+	// isolate kills at -t, or -x later: so does the processor ceiling,
+	// counted from the go on the run's cgroup (podjail's 2 s margin is
+	// for judges, not for a caller that reads the time back, as CMS does).
+	if cmd.Time > 0 {
+		run.CPULimit = cmd.Time + cmd.ExtraTime
+	}
+	if run.TimeLimit <= 0 {
+		run.TimeLimit = cmd.WallTime
+	}
+	if cmd.FsizeKiB > 0 {
+		run.FileSizeBytes = int64(cmd.FsizeKiB) << 10 // CMS gives 1 GiB, Judge0 1-10 MiB
+	}
+	switch {
+	case cmd.CGMemKiB > 0:
+		run.MemoryBytes = int64(cmd.CGMemKiB) << 10
+	case cmd.MemKiB > 0:
+		run.MemoryBytes = int64(cmd.MemKiB) << 10
+	}
+	// isolate's RLIMIT_STACK; podjail's own rlimits cap it at the memory
+	// limit. -k 0 (isolate: unlimited) leaves the stack = memory limit.
+	run.StackBytes = int64(cmd.StackKiB) << 10
+}
+
 func isolateMeta(cmd isolate.Command, res plugin.RunResult) isolate.Meta {
 	m := res.Measure
 	s := isolate.Stats{Time: m.Time, WallTime: res.Wall, MaxRSSKiB: max(m.Peak, 0) >> 10, CG: cmd.CG,

@@ -296,7 +296,8 @@ func TestIsolateCommunicationPipes(t *testing.T) {
 
 // TestIsolateLimitsAsIsolate: a spinner under -t 1 is killed at about
 // 1 s of processor time and a sleeper under -w 3 at about 3 s, and the
-// meta says so, as isolate's does (CMS reads these figures back).
+// meta says so, as isolate's does (CMS reads these figures back); -k
+// sets the program's stack limit, capped at the memory limit.
 func TestIsolateLimitsAsIsolate(t *testing.T) {
 	env := hosttest.Podman(t)
 	root := t.TempDir()
@@ -327,6 +328,14 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 		t.Errorf("sleeper: exit %d, meta %v; want exit 1, TO", r.code, m)
 	} else if w := seconds(m, "time-wall"); w < 2.9 || w > 4 {
 		t.Errorf("sleeper under -w 3: wall time %.3f s, want about 3 s", w)
+	}
+	// -k is the program's RLIMIT_STACK in KiB, at most the memory limit.
+	for _, c := range []struct{ stack, want string }{{"1024", "1024"}, {"1048576", "65536"}} {
+		r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "--cg-mem", "65536", "-k", c.stack, "-w", "10",
+			"--run", "--", "/bin/sh", "-c", "ulimit -s")
+		if r.code != 0 || strings.TrimSpace(r.stdout) != c.want {
+			t.Errorf("-k %s under --cg-mem 65536: exit %d, ulimit -s %q; want %s", c.stack, r.code, r.stdout, c.want)
+		}
 	}
 	if r := isolateAs(t, env, root, nil, "--cg", "-b", "45", "--cleanup"); r.code != 0 {
 		t.Errorf("cleanup: exit %d", r.code)
