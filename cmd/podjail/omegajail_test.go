@@ -196,3 +196,83 @@ func TestOmegajailRunnerLanguages(t *testing.T) {
 		})
 	}
 }
+
+// TestOmegajailTargetsAndFlags replays what quark's runner.go does beyond
+// one Main: a libinteractive-like compile (two C++ sources, a target
+// named after the interface, a flag after "--" that the program's output
+// shows), its run by run target, and a custom validator in Python compiled
+// and run as "validator" in its own directory, with the case name and
+// language after "--" and data.in beside it, as the Runner copies it.
+func TestOmegajailTargetsAndFlags(t *testing.T) {
+	env := hosttest.Podman(t)
+	o := newOmegaRunner(t, env)
+	bin := filepath.Join(o.runRoot, "sums", "bin")
+	files := map[string]string{
+		"sums/bin/sums_entry.cpp": "#include <iostream>\nint sums(int, int);\n" +
+			"int main() { int a, b; std::cin >> a >> b; std::cout << sums(a, b) + 1000 * X << std::endl; }\n",
+		"sums/bin/sums.cpp":           "int sums(int a, int b) { return a + b; }\n",
+		"validator/bin/validator.py":  "import sys\nexpected = open('data.in').read().split()\ngot = sys.stdin.read().split()\nprint(1 if got == expected else 0)\nprint(' '.join(sys.argv[1:]), file=sys.stderr)\n",
+		"validator/bin/data.in":       "1042\n",
+		"sums/bin/unrelated-file.txt": "not a source\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(o.runRoot, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compile := func(dir, omega, target string, rest ...string) omegajail.Meta {
+		t.Helper()
+		o.exec(append([]string{"--homedir", o.runRoot + "/" + dir + "/bin", "--homedir-writable",
+			"-1", o.runRoot + "/" + dir + "/compile.out", "-2", o.runRoot + "/" + dir + "/compile.err", "-M", o.runRoot + "/" + dir + "/compile.meta",
+			"-t", "30000", "-O", "10485760", "--root", "/var/lib/omegajail",
+			"--compile", omega, "--compile-target", target}, rest...)...)
+		m := o.meta(dir + "/compile.meta")
+		if v := omegajail.RunnerVerdict(m, omegajail.ForCompile(omega)); v != "OK" {
+			errOut, _ := os.ReadFile(filepath.Join(o.runRoot, dir, "compile.err"))
+			t.Fatalf("compile of %s: verdict %s, meta %+v, compile.err:\n%s", target, v, m, errOut)
+		}
+		return m
+	}
+	run := func(dir, omega, target, in string, extra ...string) (string, string) {
+		t.Helper()
+		argv := []string{"--homedir", o.runRoot + "/" + dir + "/bin", "-0", in, "-1", o.runRoot + "/" + dir + "/1.out", "-2", o.runRoot + "/" + dir + "/1.err",
+			"-M", o.runRoot + "/" + dir + "/1.meta", "-m", "268435456", "-t", "3000", "-w", "0", "-O", "10240",
+			"--root", "/var/lib/omegajail", "--run", omega, "--run-target", target}
+		if len(extra) > 0 {
+			argv = append(append(argv, "--"), extra...)
+		}
+		o.exec(argv...)
+		m := o.meta(dir + "/1.meta")
+		out, _ := os.ReadFile(filepath.Join(o.runRoot, dir, "1.out"))
+		errOut, _ := os.ReadFile(filepath.Join(o.runRoot, dir, "1.err"))
+		if v := omegajail.RunnerVerdict(m, omegajail.ForRun(omega, 268435456)); v != "OK" {
+			t.Fatalf("run of %s: verdict %s, meta %+v, output %q, 1.err %q", target, v, m, out, errOut)
+		}
+		return string(out), string(errOut)
+	}
+
+	compile("sums", "cpp11", "sums", "--compile-source", "sums_entry.cpp", "--compile-source", "sums.cpp", "--", "-DX=1")
+	for _, name := range []string{"Main", "main"} {
+		if _, err := os.Stat(filepath.Join(bin, name)); err == nil {
+			t.Errorf("the compile left %s in the home directory; want only the target sums", name)
+		}
+	}
+	in := filepath.Join(o.runRoot, "1.in")
+	if err := os.WriteFile(in, []byte("19 23\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, _ := run("sums", "cpp11", "sums", in); out != "1042\n" {
+		t.Fatalf("sums printed %q; want 1042 (42 from the two sources, 1000 from -DX=1)", out)
+	}
+
+	compile("validator", "py3", "validator", "--compile-source", "validator.py")
+	out, errOut := run("validator", "py3", "validator", filepath.Join(o.runRoot, "sums", "1.out"), "1", "cpp11")
+	if out != "1\n" || !strings.Contains(errOut, "1 cpp11") {
+		t.Errorf("validator: output %q, stderr %q; want 1 and its arguments \"1 cpp11\"", out, errOut)
+	}
+	assertNothingLeft(t, env, "")
+}
