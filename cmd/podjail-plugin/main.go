@@ -3,13 +3,17 @@
 // client: plugin/sandbox). The judge starts it; run by hand it refuses.
 //
 // Usage (the judge's command line): podjail-plugin [--url URL]
-// [--shim PATH|none] [--languages FILE] [--tmp DIR]. It connects to Podman
+// [--shim PATH|none] [--languages FILE] [--tmp DIR] [--service PATH|none].
+// When a podjail service answers (--service, $PODJAIL_SERVICE, else the
+// default socket if none of the other flags is given) it passes every call
+// on to it instead of running its own runner. It connects to Podman
 // at its first call, or at start when it can; stdout belongs to go-plugin's
 // handshake, so it logs JSON to stderr, which the host's logger shows
 // ($PODJAIL_LOG_LEVEL: trace, debug, info (default), warn, error).
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -25,6 +29,7 @@ import (
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/sandbox"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
+	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
 )
 
 // closeGrace bounds the cleanup after the host closed the plugin: go-plugin
@@ -46,6 +51,7 @@ func run(args []string) int {
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" (default: $PODJAIL_SHIM, else podjail-shim beside this binary)")
 	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
 	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
+	service := fs.String("service", "", "Unix socket `path` of a podjail service to pass every call on to, or \"none\" (default: $PODJAIL_SERVICE, else the default socket when a service answers there and no flag above is given, else this process)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -66,6 +72,15 @@ func run(args []string) int {
 	}
 	// JSON on stderr is what go-plugin's host parses and relays.
 	log := hclog.New(&hclog.LoggerOptions{Name: "podjail-plugin", Output: os.Stderr, JSONFormat: true, Level: level})
+
+	// Flags for this process's own runner mean this process, unless a
+	// service is named.
+	if *service == "" && os.Getenv("PODJAIL_SERVICE") == "" && (*url != "" || *shimFlag != "" || *langFile != "" || *tmpDir != "") {
+		*service = "none"
+	}
+	if code, ok := forward(*service, log); ok {
+		return code
+	}
 
 	shimPath, err := engine.FindShim(*shimFlag)
 	if err != nil {
@@ -119,12 +134,7 @@ func run(args []string) int {
 		os.Exit(143)
 	}()
 
-	goplugin.Serve(&goplugin.ServeConfig{
-		HandshakeConfig: sandbox.Handshake,
-		Plugins:         goplugin.PluginSet{sandbox.PluginName: &sandbox.GRPCPlugin{Impl: srv}},
-		GRPCServer:      sandbox.NewGRPCServer,
-		Logger:          log,
-	})
+	serve(srv, log)
 
 	// The host closed the plugin.
 	ctx, cancel := context.WithTimeout(context.Background(), closeGrace)
@@ -133,4 +143,49 @@ func run(args []string) int {
 		log.Warn("cleanup incomplete", "error", err)
 	}
 	return 0
+}
+
+func serve(impl pb.SandboxServer, log hclog.Logger) {
+	goplugin.Serve(&goplugin.ServeConfig{
+		HandshakeConfig: sandbox.Handshake,
+		Plugins:         goplugin.PluginSet{sandbox.PluginName: &sandbox.GRPCPlugin{Impl: impl}},
+		GRPCServer:      sandbox.NewGRPCServer,
+		Logger:          log,
+	})
+}
+
+// forward serves the judge by passing every call on to a podjail service
+// when one answers (see sandbox.DialService); ok false: none does, and the
+// plugin runs its own. A service named but not answering is an error.
+func forward(service string, log hclog.Logger) (code int, ok bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	svc, closeSvc, err := sandbox.DialService(ctx, service, log)
+	if err != nil {
+		log.Error("the podjail service does not answer", "error", err)
+		return 1, true
+	}
+	if svc == nil {
+		return 0, false
+	}
+	defer closeSvc()
+	fwd := sandbox.NewForward(svc)
+	log.Info("passing every call on to the podjail service", "service", cmp.Or(service, os.Getenv("PODJAIL_SERVICE"), sandbox.DefaultSocket()))
+	release := func(grace time.Duration) {
+		ctx, cancel := context.WithTimeout(context.Background(), grace)
+		defer cancel()
+		if err := fwd.Close(ctx); err != nil {
+			log.Warn("handles not released in the service", "error", err)
+		}
+	}
+	term := make(chan os.Signal, 1)
+	signal.Notify(term, syscall.SIGTERM)
+	go func() {
+		<-term
+		release(closeGrace)
+		os.Exit(143)
+	}()
+	serve(fwd, log)
+	release(closeGrace)
+	return 0, true
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,13 +16,41 @@ import (
 )
 
 // TestPluginJudgesEndToEnd loads the real podjail-plugin binary the way a
-// Go judge does, compiles and runs once, then judges the A+B example with
-// the results of each test streamed as it finishes.
+// Go judge does, compiles and runs once, execs a command of the test image,
+// then judges the A+B example with the results of each test streamed as it
+// finishes: with its own runner, and passing every call on to a podjail
+// service ($PODJAIL_SERVICE), with the same results.
 func TestPluginJudgesEndToEnd(t *testing.T) {
 	env := hosttest.Podman(t)
+	t.Run("own runner", func(t *testing.T) {
+		t.Setenv("PODJAIL_SERVICE", "none")
+		if log := pluginEndToEnd(t, env); strings.Contains(log, forwarding) {
+			t.Errorf("the plugin passed its calls on to a service, want its own runner:\n%s", log)
+		}
+	})
+	t.Run("through the service", func(t *testing.T) {
+		sock, stop := startService(t, env)
+		t.Setenv("PODJAIL_SERVICE", sock)
+		if log := pluginEndToEnd(t, env); !strings.Contains(log, forwarding) {
+			t.Errorf("the plugin did not say it passes its calls on to the service:\n%s", log)
+		}
+		if code, log := stop(); code != 0 {
+			t.Errorf("the service exited %d\n%s", code, log)
+		}
+		assertNothingLeft(t, env, "")
+	})
+}
+
+// forwarding is what podjail-plugin logs when it uses a service.
+const forwarding = "passing every call on to the podjail service"
+
+// pluginEndToEnd is one judge's session with podjail-plugin; it returns
+// what the plugin logged.
+func pluginEndToEnd(t *testing.T, env hosttest.Env) string {
 	problems, _ := judgeFiles(t, env)
 	bin := filepath.Join(filepath.Dir(env.Podjail), "podjail-plugin")
-	logger := hclog.New(&hclog.LoggerOptions{Name: "judge", Level: hclog.Info, Output: testWriter{t}})
+	var pluginLog strings.Builder
+	logger := hclog.New(&hclog.LoggerOptions{Name: "judge", Level: hclog.Info, Output: io.MultiWriter(testWriter{t}, &pluginLog)})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	sb, kill, err := sandbox.Open(ctx, bin, logger)
@@ -51,6 +81,10 @@ func TestPluginJudgesEndToEnd(t *testing.T) {
 	if err := sb.Release(ctx, c.Handle); err != nil {
 		t.Fatal(err)
 	}
+	x, err := sb.Exec(ctx, sandbox.ExecRequest{Image: env.Image, Command: []string{testProgram, "exit", "3"}}, nil)
+	if err != nil || x.Run.ExitCode != 3 || x.Container == "" {
+		t.Fatalf("exec: %+v, %v; want exit code 3 and the container's name", x, err)
+	}
 
 	var streamed []string
 	res, err := sb.Judge(ctx, sandbox.JudgeRequest{ProblemDir: dir, Language: "c11", Source: src}, func(tr sandbox.TestResult) {
@@ -63,7 +97,9 @@ func TestPluginJudgesEndToEnd(t *testing.T) {
 	if res.Verdict != sandbox.Verdict("AC") || len(streamed) != 4 {
 		t.Fatalf("verdict %s (%s), %d tests streamed; want AC and 4", res.Verdict, res.Note, len(streamed))
 	}
+	kill()
 	assertNothingLeft(t, env, "")
+	return pluginLog.String()
 }
 
 type testWriter struct{ t *testing.T }

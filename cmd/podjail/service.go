@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"os"
 	"path/filepath"
 
 	"github.com/hashicorp/go-hclog"
@@ -18,33 +17,10 @@ func serviceFlag(fs *flag.FlagSet) *string {
 	return fs.String("service", "", "Unix socket `path` of a podjail service to judge through, or \"none\" (default: $PODJAIL_SERVICE, else the default socket when a service answers there, else in this process)")
 }
 
-// dialService finds the service a command goes through: the flag's, else
-// $PODJAIL_SERVICE's (both must answer), else the default socket's when a
-// service answers there. nil, nil: none; the command works in-process.
+// dialService is sandbox.DialService: the service a command goes through,
+// nil for none.
 func dialService(ctx context.Context, flagValue string, log hclog.Logger) (*sandbox.Client, func() error, error) {
-	path := flagValue
-	if path == "" {
-		path = os.Getenv("PODJAIL_SERVICE")
-	}
-	switch path {
-	case "none":
-		return nil, nil, nil
-	case "":
-		def := sandbox.DefaultSocket()
-		if def == "" {
-			return nil, nil, nil
-		}
-		if _, err := os.Stat(def); err != nil {
-			return nil, nil, nil
-		}
-		c, closeFn, err := sandbox.Dial(ctx, def)
-		if err != nil {
-			log.Warn("the default podjail service does not answer; working in this process", "socket", def, "error", err)
-			return nil, nil, nil
-		}
-		return c, closeFn, nil
-	}
-	return sandbox.Dial(ctx, path)
+	return sandbox.DialService(ctx, flagValue, log)
 }
 
 // judgeResultOf is the service's judgement in the shape podjail judge

@@ -33,8 +33,9 @@ var PluginMap = map[string]goplugin.Plugin{
 type GRPCPlugin struct {
 	// net/rpc is not served.
 	goplugin.NetRPCUnsupportedPlugin
-	// Impl is the service; set in the plugin process only.
-	Impl *Server
+	// Impl is the service: a *Server, or a *Forward to a podjail service;
+	// set in the plugin process only.
+	Impl pb.SandboxServer
 }
 
 var _ goplugin.GRPCPlugin = (*GRPCPlugin)(nil)

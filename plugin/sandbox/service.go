@@ -183,3 +183,34 @@ func Dial(ctx context.Context, path string) (c *Client, close func() error, err 
 		}
 	}
 }
+
+// DialService finds the service a caller goes through: path, else
+// $PODJAIL_SERVICE (either must answer), else DefaultSocket when a service
+// answers there. "none" means none. nil, nil, nil: no service; the caller
+// works in its own process.
+func DialService(ctx context.Context, path string, log hclog.Logger) (*Client, func() error, error) {
+	if path == "" {
+		path = os.Getenv("PODJAIL_SERVICE")
+	}
+	switch path {
+	case "none":
+		return nil, nil, nil
+	case "":
+		def := DefaultSocket()
+		if def == "" {
+			return nil, nil, nil
+		}
+		if _, err := os.Stat(def); err != nil {
+			return nil, nil, nil
+		}
+		c, closeFn, err := Dial(ctx, def)
+		if err != nil {
+			if log != nil {
+				log.Warn("the default podjail service does not answer; working in this process", "socket", def, "error", err)
+			}
+			return nil, nil, nil
+		}
+		return c, closeFn, nil
+	}
+	return Dial(ctx, path)
+}
