@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build test unit vet vm-image vm-payload test-vm test-vm-selinux sample clean
+.PHONY: all build image test unit vet vm-image vm-payload test-vm test-vm-selinux sample clean
 
 all: build
 
@@ -19,6 +19,11 @@ build:
 	$(GO) build -o $(OUT)/bin/podjail ./cmd/podjail
 	$(GO) build -o $(OUT)/bin/podjail-shim ./cmd/podjail-shim
 	$(GO) build -o $(OUT)/bin/podjail-plugin ./cmd/podjail-plugin
+
+# podjail's own image (Containerfile), from build's static binaries; it runs
+# podjail serve in a container (contrib/quadlet, docs/service.md).
+image: build
+	podman build -t localhost/podjail:latest -f Containerfile $(OUT)/bin
 
 vet:
 	$(GO) vet ./...
@@ -40,6 +45,7 @@ vm-payload: build
 	mkdir -p $(PAYLOAD)/judge && cp -r examples/problems $(PAYLOAD)/judge/problems && cp -r cmd/podjail/testdata/judge $(PAYLOAD)/judge/src
 	cp -r contrib/selinux $(PAYLOAD)/contrib-selinux
 	cp -r contrib/systemd $(PAYLOAD)/contrib-systemd
+	cp -r contrib/quadlet $(PAYLOAD)/contrib-quadlet && cp Containerfile $(PAYLOAD)/Containerfile
 	for p in tprog trivial; do \
 		$(CC) -static -O2 -Wall -o $(PAYLOAD)/progs/$$p cmd/podjail/testdata/progs/$$p.c || exit 1; done
 	mkdir -p $(PAYLOAD)/progs/hostile

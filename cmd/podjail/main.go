@@ -57,6 +57,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return exitUsage
 	}
+	if err := useHostDir(); err != nil {
+		fmt.Fprintf(stderr, "podjail: %v\n", err)
+		return exitFailure
+	}
 	logOut, closeLog := logOutput(args[0], stderr)
 	defer closeLog()
 	log := hclog.New(&hclog.LoggerOptions{

@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/podjail/podjail/plugin"
+)
+
+// hostDirEnv names a directory that has the same path for podjail and for
+// the Podman service it talks to. podjail in a container (its image,
+// contrib/quadlet) hands the host's Podman paths to mount into the runs'
+// containers: its shim, its artefacts and inputs. With $PODJAIL_HOST_DIR
+// set, podjail copies the shim beside it (the image's) to DIR/podjail-shim
+// and uses that ($PODJAIL_SHIM), and keeps its temporary directories in
+// DIR/tmp ($TMPDIR); the container must mount DIR at the same path as on
+// the host. An explicit $PODJAIL_SHIM or $TMPDIR is left as it is.
+const hostDirEnv = "PODJAIL_HOST_DIR"
+
+// useHostDir applies $PODJAIL_HOST_DIR (see hostDirEnv); unset, it does
+// nothing.
+func useHostDir() error {
+	dir := os.Getenv(hostDirEnv)
+	if dir == "" {
+		return nil
+	}
+	if !filepath.IsAbs(dir) {
+		return fmt.Errorf("$%s=%q: want an absolute path, the same on the Podman host", hostDirEnv, dir)
+	}
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return fmt.Errorf("$%s=%s: not a directory (mount the host's at the same path): %v", hostDirEnv, dir, err)
+	}
+	if os.Getenv("TMPDIR") == "" {
+		tmp := filepath.Join(dir, "tmp")
+		if err := os.MkdirAll(tmp, 0o700); err != nil {
+			return fmt.Errorf("$%s: %w", hostDirEnv, err)
+		}
+		_ = os.Setenv("TMPDIR", tmp)
+	}
+	if os.Getenv("PODJAIL_SHIM") != "" {
+		return nil
+	}
+	shim, err := plugin.FindShim("")
+	if err != nil || shim == "" {
+		return err // no shim beside podjail: the commands say so
+	}
+	dst := filepath.Join(dir, "podjail-shim")
+	if err := copyIfChanged(shim, dst); err != nil {
+		return fmt.Errorf("$%s: copy the shim: %w", hostDirEnv, err)
+	}
+	return os.Setenv("PODJAIL_SHIM", dst)
+}
+
+// copyIfChanged makes dst a copy of src (mode 0755), unless it already is
+// one. The new copy replaces the old by a rename: containers that mounted
+// the old keep it, and two podjail processes starting at once both end
+// with a whole file.
+func copyIfChanged(src, dst string) error {
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if old, err := os.ReadFile(dst); err == nil && bytes.Equal(old, data) {
+		return nil
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(dst), ".podjail-shim-*")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr, os.Chmod(f.Name(), 0o755)); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), dst); err != nil {
+		_ = os.Remove(f.Name())
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/sandbox"
+)
+
+// TestQuadletServiceJudges deploys podjail as its own container: it builds
+// the image of the repository's Containerfile from the payload's binaries,
+// installs contrib/quadlet's units where docs/service.md says (rootful:
+// /etc/containers/systemd and the system's podjail.socket; rootless:
+// ~/.config/containers/systemd with rootless.conf, and the user's socket),
+// plus a drop-in mounting the example problems at their own path, and has
+// quadlet's generator check them (--dryrun). Then only the socket is
+// started: two judges of the A+B example at once through it start the
+// containerised service, which judges as podjail does in its own process
+// (TestJudgeExampleAPlusB: accepted.c AC on 4 tests, wrong.c WA). Stopped,
+// the unit ends cleanly, its container is gone, and no run is left.
+func TestQuadletServiceJudges(t *testing.T) {
+	env := hosttest.Podman(t)
+	payload := os.Getenv("PODJAIL_PAYLOAD")
+	if payload == "" {
+		t.Fatal("PODJAIL_PAYLOAD is unset: the units and the Containerfile come from the payload")
+	}
+	const image = "localhost/podjail:latest"
+	systemctl := []string{"systemctl"}
+	gen := []string{"/usr/lib/systemd/system-generators/podman-system-generator", "--dryrun"}
+	quadlets, units := "/etc/containers/systemd", "/run/systemd/system"
+	hostDir := "/run/podjail"
+	if env.Rootless {
+		systemctl = append(systemctl, "--user")
+		gen = append(gen, "--user")
+		home, err := os.UserHomeDir()
+		if err != nil {
+			t.Fatal(err)
+		}
+		quadlets = filepath.Join(home, ".config", "containers", "systemd")
+		units = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "systemd", "user")
+		hostDir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "podjail")
+	}
+	if filepath.Dir(sandbox.DefaultSocket()) != hostDir {
+		t.Fatalf("the default socket is %s, want it in %s (the socket unit's %%t/podjail)", sandbox.DefaultSocket(), hostDir)
+	}
+	ctl := func(args ...string) string {
+		out, err := exec.Command(systemctl[0], append(systemctl[1:], args...)...).CombinedOutput()
+		if err != nil && args[0] != "is-active" {
+			t.Fatalf("%v %v: %v\n%s", systemctl, args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	since := time.Now().Format("2006-01-02 15:04:05")
+
+	// The image, from the payload's static binaries.
+	began := time.Now()
+	if out, err := exec.Command("podman", "build", "-q", "-t", image, "-f", filepath.Join(payload, "Containerfile"),
+		filepath.Join(payload, "bin")).CombinedOutput(); err != nil {
+		t.Fatalf("podman build: %v\n%s", err, out)
+	}
+	t.Logf("podman build of %s: %v", image, time.Since(began).Round(time.Millisecond))
+
+	// The units, and a drop-in with the problems' mount.
+	problems, _ := judgeFiles(t, env)
+	problems, err := filepath.Abs(problems)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(payload, "contrib-quadlet")
+	dropins := filepath.Join(quadlets, "podjail.container.d")
+	install := map[string]string{
+		filepath.Join(quadlets, "podjail.container"): filepath.Join(src, "podjail.container"),
+		filepath.Join(units, "podjail.socket"):       filepath.Join(src, "podjail.socket"),
+	}
+	if env.Rootless {
+		install[filepath.Join(dropins, "rootless.conf")] = filepath.Join(src, "podjail.container.d", "rootless.conf")
+	}
+	for _, d := range []string{dropins, units} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_ = exec.Command(systemctl[0], append(systemctl[1:], "stop", "podjail.socket", "podjail.service")...).Run()
+		t.Logf("service journal:\n%s", journalSince(systemctl, since))
+		for dst := range install {
+			_ = os.Remove(dst)
+		}
+		_ = os.RemoveAll(dropins)
+		_ = exec.Command(systemctl[0], append(systemctl[1:], "daemon-reload")...).Run()
+		_ = exec.Command(systemctl[0], append(systemctl[1:], "reset-failed", "podjail.service", "podjail.socket")...).Run()
+		if out, err := exec.Command("podman", "rmi", "-f", image).CombinedOutput(); err != nil {
+			t.Logf("podman rmi %s: %v\n%s", image, err, out)
+		}
+	})
+	for dst, from := range install {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nEnvironment=PODJAIL_LOG_LEVEL=debug\n", problems, problems)
+	if err := os.WriteFile(filepath.Join(dropins, "test.conf"), []byte(dropin), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	// Quadlet's generator accepts them.
+	out, err := exec.Command(gen[0], gen[1:]...).CombinedOutput()
+	t.Logf("%v:\n%s", gen, out)
+	if err != nil {
+		t.Fatalf("the quadlet generator refused the units: %v", err)
+	}
+	wantArgs := []string{"podjail.service---", image, "--pid=host", problems + ":" + problems + ":ro"}
+	if env.Rootless {
+		wantArgs = append(wantArgs, "keep-id", "%t/bus:%t/bus")
+	}
+	for _, s := range wantArgs {
+		if !bytes.Contains(out, []byte(s)) {
+			t.Errorf("the generated podjail.service has no %q", s)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	ctl("daemon-reload")
+	ctl("start", "podjail.socket")
+	if st := ctl("is-active", "podjail.service"); st == "active" {
+		t.Fatalf("podjail.service is %s before any call: want it started by its socket", st)
+	}
+
+	// Two judges at once through the socket; the first starts the service.
+	dir := filepath.Join(problems, "aplusb")
+	cases := []struct {
+		solution string
+		want     plugin.Verdict
+		code     int
+	}{{"accepted.c", plugin.AC, exitOK}, {"wrong.c", plugin.WA, exitRejected}}
+	results := make([]judged, len(cases))
+	var wg sync.WaitGroup
+	began = time.Now()
+	for i, c := range cases {
+		wg.Go(func() {
+			results[i] = judgeWithin(3*time.Minute, env, "--service", sandbox.DefaultSocket(), dir, filepath.Join(dir, "solutions", c.solution))
+		})
+	}
+	wg.Wait()
+	t.Logf("both judges through the containerised service: %v", time.Since(began).Round(time.Millisecond))
+	for i, c := range cases {
+		r := results[i]
+		t.Logf("%s: exit %d, %s (%s), %d tests\n%s", c.solution, r.code, r.res.Verdict, r.res.Note, len(r.res.Tests), r.log)
+		if r.err != nil || r.res.Verdict != c.want || r.code != c.code {
+			t.Errorf("%s through the containerised service: %v, verdict %s (%s), exit %d; want %s, exit %d (as in process)",
+				c.solution, r.err, r.res.Verdict, r.res.Note, r.code, c.want, c.code)
+		}
+		if c.want == plugin.AC && len(r.res.Tests) != 4 {
+			t.Errorf("%s: %d tests judged, want 4", c.solution, len(r.res.Tests))
+		}
+	}
+	if st := ctl("is-active", "podjail.service"); st != "active" {
+		t.Errorf("podjail.service is %s after the judges: they did not go through it", st)
+	}
+	ps, err := exec.Command("podman", "ps", "--filter", "name=^systemd-podjail$", "--format", "{{.Names}} {{.Image}}").CombinedOutput()
+	t.Logf("the service's container: %s", ps)
+	if err != nil || !strings.Contains(string(ps), image) {
+		t.Errorf("no container of %s runs podjail.service: %v %s", image, err, ps)
+	}
+	// The runs mounted the shim podjail copied out of its image.
+	want, _ := os.ReadFile(filepath.Join(payload, "bin", "podjail-shim"))
+	if got, err := os.ReadFile(filepath.Join(hostDir, "podjail-shim")); err != nil || !bytes.Equal(got, want) {
+		t.Errorf("%s/podjail-shim is not the image's shim: %v", hostDir, err)
+	}
+
+	ctl("stop", "podjail.socket", "podjail.service")
+	if res := ctl("show", "-p", "Result", "--value", "podjail.service"); res != "success" {
+		t.Errorf("podjail.service stopped with result %q, want success", res)
+	}
+	if out, err := exec.Command("podman", "ps", "-a", "-q", "--filter", "name=^systemd-podjail$").CombinedOutput(); err != nil || len(bytes.TrimSpace(out)) != 0 {
+		t.Errorf("the service's container is left after its unit stopped: %v %s", err, out)
+	}
+	if _, err := os.Stat(sandbox.DefaultSocket()); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the socket is still there after its unit stopped: %v", err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(hostDir, "tmp", "*")); len(left) != 0 {
+		t.Errorf("temporary files left in %s/tmp: %v", hostDir, left)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// judgeWithin runs `podjail judge --json ARGS`, killed after d (no t: it
+// runs off the test goroutine).
+func judgeWithin(d time.Duration, env hosttest.Env, args ...string) judged {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, env.Podjail, append([]string{"judge", "--json"}, args...)...)
+	var log bytes.Buffer
+	cmd.Stderr = &log
+	out, err := cmd.Output()
+	r := judged{log: log.Bytes()}
+	var exitErr *exec.ExitError
+	if errors.As(err, &exitErr) && ctx.Err() == nil {
+		r.code = exitErr.ExitCode()
+	} else if err != nil {
+		r.err = err
+		return r
+	}
+	if jerr := json.Unmarshal(out, &r.res); jerr != nil {
+		r.err = fmt.Errorf("exit %d, stdout not a judgement: %v", r.code, jerr)
+	}
+	return r
+}
+
+// journalSince is what the podjail service logged since a local time.
+func journalSince(systemctl []string, since string) string {
+	unit := []string{"-u", "podjail.service"}
+	if len(systemctl) > 1 {
+		unit = []string{"--user-unit", "podjail.service"}
+	}
+	out, _ := exec.Command("journalctl", append([]string{"--no-pager", "-o", "cat", "--since", since}, unit...)...).CombinedOutput()
+	return string(out)
+}
