@@ -91,11 +91,11 @@ func serviceCheck(path string, exists bool, caps sandbox.Capabilities, err error
 	}
 	switch {
 	case !exists:
-		c.Detail = fmt.Sprintf("none at %s (optional: commands judge in their own process; docs/service.md)", path)
+		c.Detail = fmt.Sprintf("none at %s (optional: commands judge in their own process; to run one, install contrib/systemd's units, or contrib/quadlet's for podjail's image in a container: docs/service.md)", path)
 	case err != nil:
 		c.OK = false
 		c.Detail = fmt.Sprintf("%s does not answer: %v", path, err)
-		c.Fix = fmt.Sprintf("start it (systemctl%s start podjail.socket, or podjail serve), or remove the stale socket", user)
+		c.Fix = fmt.Sprintf("start it (systemctl%s start podjail.socket, the native or the quadlet unit's, or podjail serve), or remove the stale socket", user)
 	default:
 		c.Detail = fmt.Sprintf("answers at %s: podjail %s, Podman %s (%s, rootless %t, shim %t)",
 			path, caps.Version, caps.Host.PodmanVersion, caps.Host.CgroupManager, caps.Host.Rootless, caps.Host.Shim)

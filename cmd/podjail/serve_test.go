@@ -205,7 +205,7 @@ func TestServiceCheck(t *testing.T) {
 	none := serviceCheck("/run/podjail/podjail.sock", false, sandbox.Capabilities{}, nil)
 	dead := serviceCheck("/run/podjail/podjail.sock", true, sandbox.Capabilities{}, errors.New("connection refused"))
 	up := serviceCheck("/run/podjail/podjail.sock", true, sandbox.Capabilities{Version: "v1", Host: sandbox.Host{PodmanVersion: "5.4.2", CgroupManager: "systemd", Shim: true}}, nil)
-	if !none.OK || !strings.Contains(none.Detail, "optional") {
+	if !none.OK || !strings.Contains(none.Detail, "optional") || !strings.Contains(none.Detail, "contrib/quadlet") {
 		t.Errorf("no service: %+v, want OK and optional", none)
 	}
 	if dead.OK || !strings.Contains(dead.Fix, "podjail.socket") {
