@@ -2,6 +2,7 @@ package omegajail
 
 import (
 	"errors"
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -166,5 +167,27 @@ func TestRunCommand(t *testing.T) {
 	}
 	if _, err := RunCommand(tableLang(t, "cpp11"), compileRequest(t, "--run", "cpp11", "--run-target", "../x")); !errors.Is(err, ErrUnsupportedRequest) {
 		t.Errorf("a target outside the home directory: %v", err)
+	}
+}
+
+// Every language the front maps keeps to the rules CompileLanguage and
+// RunCommand read the table by (languages.yaml says so to its editors).
+func TestEveryMappedLanguageHasTargets(t *testing.T) {
+	for _, omega := range Languages() {
+		if _, err := LanguageID(omega); err != nil {
+			continue
+		}
+		l := tableLang(t, omega)
+		c, err := CompileLanguage(l, compileRequest(t, "--compile", omega, "--compile-target", "T", "--compile-source", "a"+path.Ext(l.Source)))
+		if err != nil {
+			t.Errorf("%s: compile: %v", omega, err)
+			continue
+		}
+		if strings.Contains(strings.Join(c.Compile, " "), l.Source) {
+			t.Errorf("%s: compile %q still names %s", omega, c.Compile, l.Source)
+		}
+		if _, err := RunCommand(l, compileRequest(t, "--run", omega, "--run-target", "T")); err != nil {
+			t.Errorf("%s: run: %v", omega, err)
+		}
 	}
 }
