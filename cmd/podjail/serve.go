@@ -70,7 +70,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log, MemoryCeiling: ceiling})
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log, MemoryCeiling: ceiling, Warm: true})
 	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: *tmpDir, Log: log})
 	if err != nil {
 		_ = lis.Close()

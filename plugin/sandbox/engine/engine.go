@@ -49,11 +49,16 @@ type Options struct {
 	Log hclog.Logger
 	// MemoryCeiling is the Runner's (plugin.Setup). Zero value: none.
 	MemoryCeiling int64
+	// Warm keeps a run armed ahead for each shape of Run and Exec that
+	// comes again (plugin.Warm), for a long-lived service. Zero value:
+	// every run is armed when it is asked for.
+	Warm bool
 }
 
 // Engine serves sandbox calls with a plugin.Runner.
 type Engine struct {
 	runner *plugin.Runner
+	warm   *plugin.Warm // nil: none
 	langs  *lang.Table
 	tmpDir string
 }
@@ -77,7 +82,19 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, Classify(err)
 	}
-	return &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir}, nil
+	e := &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir}
+	if opts.Warm {
+		e.warm = plugin.NewWarm(runner, opts.TmpDir)
+	}
+	return e, nil
+}
+
+// run is one run of Run or Exec: warm when the engine keeps runs armed.
+func (e *Engine) run(ctx context.Context, req plugin.RunRequest) (plugin.RunResult, error) {
+	if e.warm != nil {
+		return e.warm.Run(ctx, req)
+	}
+	return e.runner.Run(ctx, req)
 }
 
 // Runner is the engine's runner.
@@ -130,7 +147,7 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 	if err != nil {
 		return sandbox.RunResult{}, err
 	}
-	res, err := e.runner.Run(ctx, plugin.RunRequest{
+	res, err := e.run(ctx, plugin.RunRequest{
 		Image:   l.RunImage,
 		Command: l.Run,
 		Env:     l.Env,
@@ -173,7 +190,7 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err := run.Check(); err != nil {
 		return sandbox.ExecResult{}, Classify(err)
 	}
-	res, err := e.runner.Run(ctx, run)
+	res, err := e.run(ctx, run)
 	var missing *bindings.ImageMissingError
 	if errors.As(err, &missing) {
 		// The image is the request's own choice, not the host's setup.
@@ -404,6 +421,11 @@ func (l *Lazy) Close(ctx context.Context) {
 	e := l.eng
 	l.mu.Unlock()
 	if e != nil {
+		if e.warm != nil {
+			if err := e.warm.Close(ctx); err != nil && l.opts.Log != nil {
+				l.opts.Log.Warn("armed runs not all removed", "error", err)
+			}
+		}
 		e.runner.Close(ctx)
 	}
 }
