@@ -15,7 +15,9 @@ import (
 // TestServeRunsLikeInProcess runs the same `podjail run` command lines in
 // this process (--service none) and through `podjail serve`: the same
 // exit status, the same stdout byte for byte (an input larger than one
-// stream event), the same ending (exit code, limit, verdict). A missing
+// stream event), the same ending (exit code, limit, verdict). Runs of a
+// shape that comes again take the container the service armed ahead, and
+// still read their own input. A missing
 // image is the caller's mistake (exit 2) both ways; --shim none cannot go
 // through a service. The service leaves nothing when stopped.
 func TestServeRunsLikeInProcess(t *testing.T) {
@@ -69,6 +71,19 @@ func TestServeRunsLikeInProcess(t *testing.T) {
 				t.Errorf("stdout differs: %d bytes in process, %d through the service", len(hereOut), len(thereOut))
 			}
 		})
+	}
+
+	// The service armed a run of cat's shape behind the first: the runs
+	// after it take it, each with its own input copied in before the go.
+	for _, text := range []string{"one\n", "two\n"} {
+		in := filepath.Join(t.TempDir(), "in")
+		if err := os.WriteFile(in, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r, out := runVia(t, env, sock, []string{"--input", in}, []string{testProgram, "cat"})
+		if r.ExitCode != 0 || string(out) != text {
+			t.Errorf("cat of %q through the service again: exit %d, stdout %q", text, r.ExitCode, out)
+		}
 	}
 
 	for _, service := range []string{"none", sock} {
