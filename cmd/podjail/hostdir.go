@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/podjail/podjail/plugin"
 )
@@ -21,8 +22,10 @@ import (
 const hostDirEnv = "PODJAIL_HOST_DIR"
 
 // useHostDir applies $PODJAIL_HOST_DIR (see hostDirEnv); unset, it does
-// nothing.
+// nothing. It also takes the sockets of socket activation that Podman hands
+// a container in the host's pid namespace (podmanListenPID).
 func useHostDir() error {
+	podmanListenPID()
 	dir := os.Getenv(hostDirEnv)
 	if dir == "" {
 		return nil
@@ -84,3 +87,22 @@ func copyIfChanged(src, dst string) error {
 	}
 	return nil
 }
+
+// podmanListenPID makes the sockets systemd handed to a container ours.
+// Podman passes them on with LISTEN_PID=1, the pid of a container's first
+// process in a pid namespace of its own; in the host's (--pid=host, as
+// contrib/quadlet runs podjail) podjail, that first process, has another
+// pid, and the activation check (LISTEN_PID is this process) would refuse
+// them. Only in a Podman container (/run/.containerenv), only for pid 1.
+func podmanListenPID() {
+	if os.Getenv("LISTEN_PID") != "1" || os.Getenv("LISTEN_FDS") == "" || os.Getpid() == 1 {
+		return
+	}
+	if _, err := os.Stat(containerEnvFile); err != nil {
+		return
+	}
+	_ = os.Setenv("LISTEN_PID", strconv.Itoa(os.Getpid()))
+}
+
+// containerEnvFile is the file Podman puts in every container.
+var containerEnvFile = "/run/.containerenv"

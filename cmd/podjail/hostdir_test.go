@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -63,5 +64,30 @@ func TestUseHostDir(t *testing.T) {
 	t.Setenv(hostDirEnv, filepath.Join(dir, "missing"))
 	if err := useHostDir(); err == nil {
 		t.Error("a missing PODJAIL_HOST_DIR was taken")
+	}
+}
+
+func TestPodmanListenPID(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), ".containerenv")
+	old := containerEnvFile
+	containerEnvFile = marker
+	t.Cleanup(func() { containerEnvFile = old })
+	t.Setenv("LISTEN_FDS", "1")
+	t.Setenv("LISTEN_PID", "1")
+	podmanListenPID()
+	if got := os.Getenv("LISTEN_PID"); got != "1" {
+		t.Errorf("outside a container LISTEN_PID became %q", got)
+	}
+	if err := os.WriteFile(marker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	podmanListenPID()
+	if got, want := os.Getenv("LISTEN_PID"), strconv.Itoa(os.Getpid()); got != want {
+		t.Errorf("in a container LISTEN_PID=%q, want %q", got, want)
+	}
+	t.Setenv("LISTEN_PID", "4242")
+	podmanListenPID()
+	if got := os.Getenv("LISTEN_PID"); got != "4242" {
+		t.Errorf("another process's LISTEN_PID became %q", got)
 	}
 }
