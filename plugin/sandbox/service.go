@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
 
@@ -158,7 +159,12 @@ func Dial(ctx context.Context, path string) (c *Client, close func() error, err 
 	if _, err := os.Stat(path); err != nil {
 		return nil, nil, fmt.Errorf("%w: no podjail service at %s (start one with podjail serve): %v", ErrUnavailable, path, err)
 	}
-	conn, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()), callOptions())
+	// gRPC gives up a connection whose handshake takes longer than its
+	// MinConnectTimeout (20 s by default); a socket-activated service
+	// answers once set up, which in a container under emulation took
+	// longer (TestQuadletServiceJudges): wait as long as Dial does.
+	params := grpc.ConnectParams{Backoff: backoff.DefaultConfig, MinConnectTimeout: dialWait}
+	conn, err := grpc.NewClient("unix://"+path, grpc.WithTransportCredentials(insecure.NewCredentials()), callOptions(), grpc.WithConnectParams(params))
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %s: %v", ErrUnavailable, path, err)
 	}
