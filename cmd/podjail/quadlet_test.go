@@ -40,7 +40,7 @@ func TestQuadletServiceJudges(t *testing.T) {
 	systemctl := []string{"systemctl"}
 	gen := []string{"/usr/lib/systemd/system-generators/podman-system-generator", "--dryrun"}
 	quadlets, units := "/etc/containers/systemd", "/run/systemd/system"
-	hostDir := "/run/podjail"
+	hostDir := "/var/lib/podjail" // %S/podjail
 	if env.Rootless {
 		systemctl = append(systemctl, "--user")
 		gen = append(gen, "--user")
@@ -50,10 +50,11 @@ func TestQuadletServiceJudges(t *testing.T) {
 		}
 		quadlets = filepath.Join(home, ".config", "containers", "systemd")
 		units = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "systemd", "user")
-		hostDir = filepath.Join(os.Getenv("XDG_RUNTIME_DIR"), "podjail")
-	}
-	if filepath.Dir(sandbox.DefaultSocket()) != hostDir {
-		t.Fatalf("the default socket is %s, want it in %s (the socket unit's %%t/podjail)", sandbox.DefaultSocket(), hostDir)
+		state := os.Getenv("XDG_STATE_HOME")
+		if state == "" {
+			state = filepath.Join(home, ".local", "state")
+		}
+		hostDir = filepath.Join(state, "podjail")
 	}
 	ctl := func(args ...string) string {
 		out, err := exec.Command(systemctl[0], append(systemctl[1:], args...)...).CombinedOutput()
@@ -99,6 +100,7 @@ func TestQuadletServiceJudges(t *testing.T) {
 			_ = os.Remove(dst)
 		}
 		_ = os.RemoveAll(dropins)
+		_ = os.RemoveAll(hostDir)
 		_ = exec.Command(systemctl[0], append(systemctl[1:], "daemon-reload")...).Run()
 		_ = exec.Command(systemctl[0], append(systemctl[1:], "reset-failed", "podjail.service", "podjail.socket")...).Run()
 		if out, err := exec.Command("podman", "rmi", "-f", image).CombinedOutput(); err != nil {
