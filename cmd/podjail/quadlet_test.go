@@ -96,6 +96,9 @@ func TestQuadletServiceJudges(t *testing.T) {
 	t.Cleanup(func() {
 		_ = exec.Command(systemctl[0], append(systemctl[1:], "stop", "podjail.socket", "podjail.service")...).Run()
 		t.Logf("service journal:\n%s", journalSince(systemctl, since))
+		if b, err := os.ReadFile(filepath.Join(hostDir, "service.log")); err == nil {
+			t.Logf("service log:\n%s", b)
+		}
 		for dst := range install {
 			_ = os.Remove(dst)
 		}
@@ -116,7 +119,10 @@ func TestQuadletServiceJudges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nEnvironment=PODJAIL_LOG_LEVEL=debug\n", problems, problems)
+	// The service's log goes to a file too: a rootless test cannot read
+	// the user's journal.
+	serviceLog := filepath.Join(hostDir, "service.log")
+	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nEnvironment=PODJAIL_LOG_LEVEL=debug PODJAIL_LOG_FILE=%s\n", problems, problems, serviceLog)
 	if err := os.WriteFile(filepath.Join(dropins, "test.conf"), []byte(dropin), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +152,27 @@ func TestQuadletServiceJudges(t *testing.T) {
 		t.Fatalf("podjail.service is %s before any call: want it started by its socket", st)
 	}
 
-	// Two judges at once through the socket; the first starts the service.
+	// A connection to the socket starts the service; it answers once set
+	// up, which under emulation took up to 35 s (podman info alone 21 s),
+	// more than a judge waits for a service (sandbox.Dial: 30 s).
+	began = time.Now()
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		_, closeFn, err := sandbox.Dial(ctx, sandbox.DefaultSocket())
+		cancel()
+		if err == nil {
+			_ = closeFn()
+			break
+		}
+		if time.Since(began) > 3*time.Minute {
+			t.Fatalf("the service does not answer on its socket after %v: %v", time.Since(began).Round(time.Second), err)
+		}
+		t.Logf("the service does not answer yet (%v): %v", time.Since(began).Round(time.Second), err)
+		time.Sleep(time.Second)
+	}
+	t.Logf("the socket-activated service answered after %v", time.Since(began).Round(time.Millisecond))
+
+	// Two judges at once through the socket.
 	dir := filepath.Join(problems, "aplusb")
 	cases := []struct {
 		solution string
