@@ -50,8 +50,17 @@ type benchReport struct {
 	// Zero: not measured.
 	PodjailRunServiceFirst time.Duration `json:"podjail_run_service_first_ns,omitempty"`
 	PodjailRunService      time.Duration `json:"podjail_run_service_ns,omitempty"`
-	Judges                 []benchJudge  `json:"judges"`
-	Burners                []benchBurner `json:"burners,omitempty"`
+	// BuildLang is the language of the timed builds of a trivial program
+	// (--build-lang); BuildInProcess their median in the caller's process,
+	// BuildServiceFirst and BuildService the first and the median of the
+	// ones after it through the service, each taking the build container
+	// armed behind the one before. Zero: not measured.
+	BuildLang         string        `json:"build_lang,omitempty"`
+	BuildInProcess    time.Duration `json:"build_in_process_ns,omitempty"`
+	BuildServiceFirst time.Duration `json:"build_service_first_ns,omitempty"`
+	BuildService      time.Duration `json:"build_service_ns,omitempty"`
+	Judges            []benchJudge  `json:"judges"`
+	Burners           []benchBurner `json:"burners,omitempty"`
 }
 
 // benchJudge is one judge of the trivial problem.
@@ -109,6 +118,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	burnerBare := fs.String("burner-bare", "", "host `path` of the same burner binary, run bare for its rusage")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
+	buildLang := fs.String("build-lang", "", "`language` (c or cpp) whose build of a trivial program is timed in process and, with --service, through the service")
 	service := fs.String("service", "", "Unix socket `path` of a running podjail service: also time reaching it against setting up a runner in process")
 	if err := fs.Parse(args); err != nil {
 		return exitUsage
@@ -172,6 +182,13 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return fail(exitFailure, err)
 	}
 	defer runner.Close(context.WithoutCancel(ctx))
+	if *buildLang != "" {
+		say("timing %d builds of a trivial %s program in process, and 1 + %d through the service", *repeat, *buildLang, *repeat)
+		rep.BuildLang = *buildLang
+		if rep.BuildInProcess, rep.BuildServiceFirst, rep.BuildService, err = benchBuilds(ctx, runner, *buildLang, *service, *repeat); err != nil {
+			return fail(exitFailure, err)
+		}
+	}
 	parallels := []int{1}
 	if n := len(runner.Cores); n > 1 {
 		parallels = append(parallels, n)
@@ -353,6 +370,13 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(w, "reaching the service (median)   %10s  %.3f × (what it pays with one)\n", ms(r.ServiceDial), r.ServiceDial.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "podjail run through the service, first %10s  %.2f × (armed when asked)\n", ms(r.PodjailRunServiceFirst), r.PodjailRunServiceFirst.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "  the same again (median)       %10s  %.2f × (armed ahead by the service)\n", ms(r.PodjailRunService), r.PodjailRunService.Seconds()/r.PodmanRun.Seconds())
+	}
+	if r.BuildInProcess > 0 {
+		fmt.Fprintf(w, "build of a trivial %s program, in process (median) %10s  %.2f ×\n", r.BuildLang, ms(r.BuildInProcess), r.BuildInProcess.Seconds()/r.PodmanRun.Seconds())
+	}
+	if r.BuildService > 0 {
+		fmt.Fprintf(w, "  through the service, first    %10s  %.2f × (armed when asked)\n", ms(r.BuildServiceFirst), r.BuildServiceFirst.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "  the same again (median)       %10s  %.2f × (armed ahead by the service)\n", ms(r.BuildService), r.BuildService.Seconds()/r.PodmanRun.Seconds())
 	}
 	for _, j := range r.Judges {
 		fmt.Fprintf(w, "judge %d tests, P = %d (the program's peak memory, median: %d KiB):\n", j.Tests, j.Parallel, j.Peak>>10)

@@ -2,12 +2,18 @@ package main
 
 import (
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
@@ -217,15 +223,28 @@ func TestServiceCheck(t *testing.T) {
 }
 
 // TestServeSoakFourClients keeps one service busy with four clients at
-// once, twice over: every judgement is the one expected (AC, RTE, AC:
-// RTE, exit 3), the service logs no error and, stopped, leaves nothing.
+// once, twice over (for $PODJAIL_SOAK, a duration, when set: the issue's
+// soak is 10m): every judgement is the one expected (AC, RTE, AC: RTE,
+// exit 3), the service logs no error, its open files do not grow and its
+// memory stays flat, and, stopped, it leaves nothing.
 func TestServeSoakFourClients(t *testing.T) {
 	env := hosttest.Podman(t)
+	soak := time.Duration(0)
+	if v := os.Getenv("PODJAIL_SOAK"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			t.Fatalf("PODJAIL_SOAK=%q: %v (want a duration such as 10m)", v, err)
+		}
+		soak = d
+	}
 	lines := []string{testProgram + " exit 0", testProgram + " exit 3", testProgram + " exit 0"}
 	dir, langs, src := execProblem(t, env, "1", lines)
 	sock, stop := startService(t, env, "--languages", langs)
+	pid := servicePID(t, sock)
 	want := []plugin.Verdict{plugin.AC, plugin.RTE, plugin.AC}
-	for round := 1; round <= 2; round++ {
+	var first, last procFigures
+	start := time.Now()
+	for round := 1; round <= 2 || time.Since(start) < soak; round++ {
 		for i, r := range judgeAtOnce(env, 4, "--service", sock, "--lang", "exec", dir, src) {
 			ok := r.err == nil && r.code == exitRejected && r.res.Verdict == plugin.RTE && len(r.res.Tests) == len(want)
 			for j := 0; ok && j < len(want); j++ {
@@ -236,10 +255,84 @@ func TestServeSoakFourClients(t *testing.T) {
 					round, i+1, r.err, r.code, r.res.Verdict, r.res.Note, len(r.res.Tests), exitRejected, r.log)
 			}
 		}
+		last = readProcFigures(t, pid)
+		if round == 1 {
+			first = last
+		}
+		t.Logf("round %d at %s: service has %d open files, %d threads, %d KiB resident", round, time.Since(start).Round(time.Second), last.files, last.threads, last.rssKiB)
+	}
+	// After the first round everything the service keeps for its life
+	// (connections, the profile, idle gRPC workers) exists; what grows
+	// after it is a leak. The slack covers calls still closing.
+	if last.files > first.files+8 {
+		t.Errorf("open files of the service grew from %d after the first round to %d", first.files, last.files)
+	}
+	if last.rssKiB > first.rssKiB*3/2+16<<10 {
+		t.Errorf("resident memory of the service grew from %d KiB after the first round to %d KiB", first.rssKiB, last.rssKiB)
 	}
 	code, log := stop()
 	if code != 0 || strings.Contains(log, "[ERROR]") {
 		t.Errorf("service: exit %d, want 0 and no error logged\n%s", code, log)
 	}
 	assertNothingLeft(t, env, "")
+}
+
+// servicePID is the process serving on sock, as the kernel tells the
+// peer of a connection to it (SO_PEERCRED).
+func servicePID(t *testing.T, sock string) int {
+	t.Helper()
+	conn, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	raw, err := conn.(*net.UnixConn).SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cred *unix.Ucred
+	if cerr := raw.Control(func(fd uintptr) {
+		cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); cerr != nil || err != nil {
+		t.Fatal(cerr, err)
+	}
+	return int(cred.Pid)
+}
+
+// procFigures is what a soak watches of a process.
+type procFigures struct {
+	files, threads int
+	rssKiB         int64
+}
+
+// readProcFigures reads pid's open files, threads and resident memory
+// from /proc.
+func readProcFigures(t *testing.T, pid int) procFigures {
+	t.Helper()
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := procFigures{files: len(fds)}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		fields := strings.Fields(v)
+		if len(fields) == 0 {
+			continue
+		}
+		switch k {
+		case "VmRSS":
+			f.rssKiB, _ = strconv.ParseInt(fields[0], 10, 64)
+		case "Threads":
+			f.threads, _ = strconv.Atoi(fields[0])
+		}
+	}
+	if f.rssKiB == 0 || f.threads == 0 {
+		t.Fatalf("/proc/%d/status has no VmRSS or Threads:\n%s", pid, status)
+	}
+	return f
 }

@@ -120,6 +120,11 @@ fi
 test_env=(PODJAIL_BIN="$payload/bin/podjail" PODJAIL_TEST_IMAGE="$test_image"
 	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD="$payload" PODJAIL_OUT="$out")
 [ $selinux = 1 ] && test_env+=(PODJAIL_SELINUX=1)
+# payload/testenv: NAME=VALUE lines for the tests (a targeted run's knobs,
+# e.g. PODJAIL_SOAK=10m).
+if [ -s "$payload/testenv" ]; then
+	while read -r kv; do [ -n "$kv" ] && test_env+=("$kv"); done <"$payload/testenv"
+fi
 export "${test_env[@]}"
 
 if [ -e "$payload/guest.sh" ]; then
