@@ -38,7 +38,9 @@ type warmSlot struct {
 
 // warmRun is one run armed ahead, or being armed.
 type warmRun struct {
-	ready  chan struct{} // closed when armed or failed
+	ready  chan struct{}   // closed when armed or failed
+	done   chan struct{}   // closed when its caller fired it or let it go
+	after  <-chan struct{} // arming starts once it is closed (nil: at once)
 	armed  *Armed
 	err    error
 	input  string // its own input file, mounted read-only
@@ -100,12 +102,15 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	}
 	run.output.set(req.Output)
 	res, err := run.armed.Fire(ctx)
+	close(run.done)
 	w.afterwards(run)
 	return res, err
 }
 
 // take claims the run armed (or being armed) for key and arms the next
-// one behind it, once the claimed one is armed; nil when Warm is closed.
+// one behind it once the claimed one has run: arming is work for the
+// machine, and it must not slow the run of the caller who is waiting.
+// nil when Warm is closed.
 // The caller holds one count of busy until afterwards or release.
 func (w *Warm) take(ctx context.Context, key string, req RunRequest) *warmRun {
 	w.mu.Lock()
@@ -122,10 +127,16 @@ func (w *Warm) take(ctx context.Context, key string, req RunRequest) *warmRun {
 	}
 	s.used = time.Now()
 	claimed := s.next
+	if claimed != nil && !claimed.arming() {
+		// The spare waits for the run before it to end: this caller
+		// came while that one runs (calls at once) and arms its own now;
+		// the spare stays for whoever comes next.
+		return w.armLocked(ctx, req, nil)
+	}
 	if claimed == nil {
 		claimed = w.armLocked(ctx, req, nil)
 	}
-	s.next = w.armLocked(ctx, req, claimed.ready)
+	s.next = w.armLocked(ctx, req, claimed.done)
 	w.expire(key, s, s.next)
 	return claimed
 }
@@ -133,7 +144,7 @@ func (w *Warm) take(ctx context.Context, key string, req RunRequest) *warmRun {
 // armLocked starts arming req's shape in the background, once after is
 // closed (nil: now).
 func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struct{}) *warmRun {
-	run := &warmRun{ready: make(chan struct{}), output: &lateWriter{}}
+	run := &warmRun{ready: make(chan struct{}), done: make(chan struct{}), after: after, output: &lateWriter{}}
 	w.busy.Add(1)
 	go func() {
 		defer w.busy.Done()
@@ -157,6 +168,20 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 		run.armed, run.err = w.r.Arm(context.WithoutCancel(ctx), req)
 	}()
 	return run
+}
+
+// arming says whether run is being armed or armed, rather than waiting for
+// the run before it.
+func (run *warmRun) arming() bool {
+	if run.after == nil {
+		return true
+	}
+	select {
+	case <-run.after:
+		return true
+	default:
+		return false
+	}
 }
 
 // expire removes run if no caller took it within warmIdle.
@@ -220,6 +245,7 @@ func (w *Warm) afterwards(run *warmRun) {
 // caller's count.
 func (w *Warm) release(run *warmRun) {
 	w.discard(run)
+	close(run.done)
 	w.busy.Done()
 }
 

@@ -213,3 +213,58 @@ func TestWarmBuildsTakeTheLanguagesArmedContainer(t *testing.T) {
 	}
 	assertNothingLeft(t, rt, cg)
 }
+
+// The spare behind a run is armed once that run has ended, off its way;
+// a caller of the same shape who comes meanwhile (calls at once) arms its
+// own at once rather than wait for the run before it.
+func TestWarmCallsAtOnceDoNotQueue(t *testing.T) {
+	gates := make(chan chan struct{}, 16) // each container's, in order of creation
+	r, rt, cg := fakeRunner(t, func(bindings.Spec) fakeProgram {
+		g := make(chan struct{})
+		gates <- g
+		return fakeProgram{gate: g}
+	})
+	openAll := func() {
+		for {
+			select {
+			case g := <-gates:
+				close(g)
+			default:
+				return
+			}
+		}
+	}
+	gone := make(chan struct{}, 16)
+	rt.onGo = func(*fakeContainer) { gone <- struct{}{} }
+	w := NewWarm(r, t.TempDir())
+	ctx := context.Background()
+	req := RunRequest{Image: "img", Command: []string{"/p"}}
+	results := make(chan error, 3)
+	call := func() { _, err := w.Run(ctx, req); results <- err }
+	go call()
+	<-gone
+	openAll()
+	if err := <-results; err != nil {
+		t.Fatal(err)
+	}
+	sparesArmed(w)
+	go call()
+	go call()
+	for i := range 2 {
+		select {
+		case <-gone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%d of two calls at once got the go while the other ran: one waits for the other", i)
+		}
+	}
+	openAll()
+	for range 2 {
+		if err := <-results; err != nil {
+			t.Error(err)
+		}
+	}
+	if err := w.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	assertNothingLeft(t, rt, cg)
+}

@@ -45,11 +45,14 @@ type benchReport struct {
 	ServiceDial time.Duration `json:"service_dial_ns,omitempty"`
 	// PodjailRunServiceFirst is the elapsed time of the first whole
 	// `podjail run` process through the service (its container armed
-	// when asked for); PodjailRunService the median of the ones after it,
-	// each taking the container the service armed behind the one before.
-	// Zero: not measured.
-	PodjailRunServiceFirst time.Duration `json:"podjail_run_service_first_ns,omitempty"`
-	PodjailRunService      time.Duration `json:"podjail_run_service_ns,omitempty"`
+	// when asked for); PodjailRunServiceBackToBack the median of the ones
+	// right after it, each coming while the service still arms its
+	// container and removes the last one; PodjailRunService the median of
+	// the ones after a pause (benchPause), each taking the container the
+	// service armed behind the one before. Zero: not measured.
+	PodjailRunServiceFirst      time.Duration `json:"podjail_run_service_first_ns,omitempty"`
+	PodjailRunServiceBackToBack time.Duration `json:"podjail_run_service_back_to_back_ns,omitempty"`
+	PodjailRunService           time.Duration `json:"podjail_run_service_ns,omitempty"`
 	// BuildLang is the language of the timed builds of a trivial program
 	// (--build-lang); BuildInProcess their median in the caller's process,
 	// BuildServiceFirst and BuildService the first and the median of the
@@ -168,12 +171,15 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if rep.Setup, rep.ServiceDial, err = benchService(ctx, *repeat, *url, shimPath, *service); err != nil {
 			return fail(exitFailure, err)
 		}
-		say("timing 1 + %d × `podjail run --service %s`", *repeat, *service)
+		say("timing 1 + %d + %d × `podjail run --service %s` (the last %d after a pause of %s each)", *repeat, *repeat, *service, *repeat, benchPause(rep.PodmanRun))
 		viaService := []string{"run", "--image", *image, "--output", os.DevNull, "--service", *service, "--", *program}
 		if rep.PodjailRunServiceFirst, err = medianWall(ctx, 1, self, viaService...); err != nil {
 			return fail(exitFailure, err)
 		}
-		if rep.PodjailRunService, err = medianWall(ctx, *repeat, self, viaService...); err != nil {
+		if rep.PodjailRunServiceBackToBack, err = medianWall(ctx, *repeat, self, viaService...); err != nil {
+			return fail(exitFailure, err)
+		}
+		if rep.PodjailRunService, err = medianWallPaused(ctx, *repeat, benchPause(rep.PodmanRun), self, viaService...); err != nil {
 			return fail(exitFailure, err)
 		}
 	}
@@ -185,7 +191,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if *buildLang != "" {
 		say("timing %d builds of a trivial %s program in process, and 1 + %d through the service", *repeat, *buildLang, *repeat)
 		rep.BuildLang = *buildLang
-		if rep.BuildInProcess, rep.BuildServiceFirst, rep.BuildService, err = benchBuilds(ctx, runner, *buildLang, *service, *repeat); err != nil {
+		if rep.BuildInProcess, rep.BuildServiceFirst, rep.BuildService, err = benchBuilds(ctx, runner, *buildLang, *service, *repeat, benchPause(rep.PodmanRun)); err != nil {
 			return fail(exitFailure, err)
 		}
 	}
@@ -232,6 +238,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	}
 	return exitOK
 }
+
+// benchPause is the idle time before each call timed "after a pause":
+// twice a whole container's life, time for the service to remove the last
+// run and arm the next.
+func benchPause(podmanRun time.Duration) time.Duration { return 2 * podmanRun }
 
 // benchService times, median of n each, a runner's setup in this process
 // and reaching the service at path.
@@ -330,18 +341,19 @@ func judgeTrivial(ctx context.Context, r *plugin.Runner, image string, argv []st
 // medianWall runs name args times times and gives the median elapsed time;
 // any run that fails fails the bench.
 func medianWall(ctx context.Context, times int, name string, args ...string) (time.Duration, error) {
-	var walls []time.Duration
-	for range times {
-		cmd := exec.CommandContext(ctx, name, args...)
-		start := time.Now()
-		out, err := cmd.CombinedOutput()
+	return medianWallPaused(ctx, times, 0, name, args...)
+}
+
+// medianWallPaused is medianWall with an idle pause before each call
+// (medianOf).
+func medianWallPaused(ctx context.Context, times int, pause time.Duration, name string, args ...string) (time.Duration, error) {
+	return medianOf(times, pause, func() error {
+		out, err := exec.CommandContext(ctx, name, args...).CombinedOutput()
 		if err != nil {
-			return 0, fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
+			return fmt.Errorf("%s %s: %w\n%s", name, strings.Join(args, " "), err, out)
 		}
-		walls = append(walls, time.Since(start))
-	}
-	slices.Sort(walls)
-	return walls[len(walls)/2], nil
+		return nil
+	})
 }
 
 // hostRusage runs the program bare on the host and gives the median of its
@@ -369,14 +381,15 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(w, "runner setup in process (median) %9s  %.3f × (what a CLI call pays without a service)\n", ms(r.Setup), r.Setup.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "reaching the service (median)   %10s  %.3f × (what it pays with one)\n", ms(r.ServiceDial), r.ServiceDial.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "podjail run through the service, first %10s  %.2f × (armed when asked)\n", ms(r.PodjailRunServiceFirst), r.PodjailRunServiceFirst.Seconds()/r.PodmanRun.Seconds())
-		fmt.Fprintf(w, "  the same again (median)       %10s  %.2f × (armed ahead by the service)\n", ms(r.PodjailRunService), r.PodjailRunService.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "  again, back to back (median)  %10s  %.2f × (each while the last is removed and its own armed)\n", ms(r.PodjailRunServiceBackToBack), r.PodjailRunServiceBackToBack.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "  again, after a pause (median) %10s  %.2f × (armed ahead by the service)\n", ms(r.PodjailRunService), r.PodjailRunService.Seconds()/r.PodmanRun.Seconds())
 	}
 	if r.BuildInProcess > 0 {
 		fmt.Fprintf(w, "build of a trivial %s program, in process (median) %10s  %.2f ×\n", r.BuildLang, ms(r.BuildInProcess), r.BuildInProcess.Seconds()/r.PodmanRun.Seconds())
 	}
 	if r.BuildService > 0 {
 		fmt.Fprintf(w, "  through the service, first    %10s  %.2f × (armed when asked)\n", ms(r.BuildServiceFirst), r.BuildServiceFirst.Seconds()/r.PodmanRun.Seconds())
-		fmt.Fprintf(w, "  the same again (median)       %10s  %.2f × (armed ahead by the service)\n", ms(r.BuildService), r.BuildService.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "  again, after a pause (median) %10s  %.2f × (armed ahead by the service)\n", ms(r.BuildService), r.BuildService.Seconds()/r.PodmanRun.Seconds())
 	}
 	for _, j := range r.Judges {
 		fmt.Fprintf(w, "judge %d tests, P = %d (the program's peak memory, median: %d KiB):\n", j.Tests, j.Parallel, j.Peak>>10)

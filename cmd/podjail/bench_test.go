@@ -19,12 +19,16 @@ import (
 // every judge it made was AC (bench fails otherwise).
 func TestPodjailBench(t *testing.T) {
 	env := hosttest.Podman(t)
-	sock, _ := startService(t, env)
+	sock, stop := startService(t, env)
 	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "3",
 		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c")
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")
+	}
+	// The service keeps a run armed ahead until it stops.
+	if code, log := stop(); code != 0 {
+		t.Errorf("service: exit %d\n%s", code, log)
 	}
 	assertNothingLeft(t, env, "")
 }
