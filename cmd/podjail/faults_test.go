@@ -126,7 +126,7 @@ func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, langs, src := execProblem(t, env, "1", []string{testProgram + " exit 0"})
+	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0"})
 	slow := fmt.Sprintf("slowbuild:\n  build_image: %s\n  run_image: %s\n  source: prog.exec\n"+
 		"  compile: [/usr/bin/sleep, \"20\"]\n  artefacts: [prog.exec]\n  run: [%s, exec-input]\n", c.BuildImage, env.Image, testProgram)
 	data, err := os.ReadFile(langs)
@@ -162,7 +162,7 @@ func TestFaultImageRemovedMidJudge(t *testing.T) {
 	for range 8 {
 		lines = append(lines, testProgram+" exit 0")
 	}
-	dir, langs, src := execProblem(t, env, "1", lines)
+	dir, langs, src := execProblem(t, env, "5", lines)
 	data, err := os.ReadFile(langs)
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +203,7 @@ func TestFaultTmpFull(t *testing.T) {
 		}
 	}
 	_ = filler.Close()
-	dir, langs, src := execProblem(t, env, "1", []string{testProgram + " exit 0", testProgram + " exit 0"})
+	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0", testProgram + " exit 0"})
 	res, code, _ := judgeInterfered(t, env, []string{"TMPDIR=" + tmp}, firstVerdict, func() {}, "--languages", langs, "--lang", "exec", dir, src)
 	wantIE(t, res, code, "no space left on device")
 	assertNothingLeft(t, env, "")
@@ -307,7 +307,7 @@ func TestFaultBusDroppedMidJudge(t *testing.T) {
 	for i := range lines {
 		lines[i] = testProgram + " exit 0"
 	}
-	dir, langs, src := execProblem(t, env, "1", lines)
+	dir, langs, src := execProblem(t, env, "5", lines)
 	judge := func(t *testing.T, bus *busProxy, interfere func()) (plugin.JudgeResult, int, string) {
 		return judgeInterfered(t, env, []string{bus.env}, firstVerdict, interfere,
 			"--languages", langs, "--lang", "exec", "--parallel", "1", dir, src)

@@ -63,6 +63,8 @@ func execInput([]string) int {
 // execProblem writes a problem whose tests name the program each runs on
 // their input's first line (execInput), with empty answers, and a language
 // that runs them; it returns the problem, the languages file and a source.
+// Tests whose verdicts are not about time give 5 s: under emulation on a
+// loaded host even a trivial program has been charged over a second.
 func execProblem(t *testing.T, env hosttest.Env, timeLimit string, lines []string) (dir, langs, src string) {
 	t.Helper()
 	files := map[string]string{"problem.yaml": "name: exec\ntime_limit: " + timeLimit + "\nmemory_limit: 64M\noutput_limit: 1M\n"}
