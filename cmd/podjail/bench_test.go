@@ -10,7 +10,7 @@ import (
 )
 
 // TestPodjailBench runs `podjail bench` once in this boot and logs its
-// figures: podman run --rm, a whole podjail run, a 20-test judge with one
+// figures: podman run --rm, a whole podjail run, a 10-test judge with one
 // test at a time and on every core, and the 1 s burner's reported/bare
 // ratio with P = 1 and P = 2, a runner's setup in process against
 // reaching a running `podjail serve`, `podjail run` and a C build through
@@ -20,7 +20,7 @@ import (
 func TestPodjailBench(t *testing.T) {
 	env := hosttest.Podman(t)
 	sock, stop := startService(t, env)
-	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "3",
+	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "3", "--tests", "10",
 		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c")
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
