@@ -212,20 +212,6 @@ func (a *Armed) awaitArmed(ctx context.Context) error {
 	}
 }
 
-// load gives a run armed without files (Warm arms ahead of its caller)
-// the caller's: req.Prepare runs in the armed container, where the shim
-// waits and nothing of the program exists until the go, and req.Collect
-// after the run ends.
-func (a *Armed) load(ctx context.Context, req RunRequest) error {
-	if req.Prepare != nil {
-		if err := req.Prepare(ctx, a.r.Runtime, a.id); err != nil {
-			return err
-		}
-	}
-	a.req.Collect = req.Collect
-	return nil
-}
-
 // Fire starts the program and waits for the run to end. The container's
 // removal, its parent's and its level's release run after Fire returns,
 // off the caller's critical path; Done tells when they are over.

@@ -110,7 +110,7 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 			return nil
 		},
 	}
-	run, err := r.buildRun(ctx, req)
+	run, err := r.Run(ctx, req)
 	if err != nil {
 		return res, fmt.Errorf("build: %w", err)
 	}
@@ -133,14 +133,6 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 		res.OK = true
 	}
 	return res, nil
-}
-
-// buildRun runs a build's container, armed ahead when r keeps builds warm.
-func (r *Runner) buildRun(ctx context.Context, req RunRequest) (RunResult, error) {
-	if r.Builds != nil {
-		return r.Builds.Run(ctx, req)
-	}
-	return r.Run(ctx, req)
 }
 
 // sourceTar is a tar stream of BuildDir holding the files, in name order.

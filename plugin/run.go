@@ -116,10 +116,8 @@ type RunRequest struct {
 	Writable bool
 	WorkDir  string
 	Binds    []bindings.Bind
-	// Prepare runs after the container is created, before the program
-	// starts (the build step copies the sources in): before the container
-	// starts, or, for a run Warm armed ahead, while its shim waits for the
-	// go. Zero value: nothing.
+	// Prepare runs after the container is created, before it starts
+	// (the build step copies the sources in). Zero value: nothing.
 	Prepare func(ctx context.Context, rt bindings.Runtime, id string) error
 	// Collect runs after the container stopped, before it is removed (the
 	// build step copies the artefacts out). Zero value: nothing.
@@ -322,10 +320,6 @@ type Runner struct {
 	// MemoryBytes is lowered to it (omegaUp keeps every run under 640 MiB
 	// so that a worker's runs fit its machine). Zero value: no ceiling.
 	MemoryCeiling int64
-	// Builds, when set, gives each build the container armed ahead for its
-	// language and arms the next one (a long-lived service keeps one).
-	// Zero value: every build's container is made when it is asked for.
-	Builds *Warm
 
 	warned sync.Map // images already warned about running without the shim
 }

@@ -61,10 +61,10 @@ func NewWarm(r *Runner, dir string) *Warm {
 }
 
 // Run runs req as Runner.Run does, taking the run armed for its shape if
-// there is one, and arms the next one for that shape. A run armed ahead
-// gets req's Prepare (a build's sources) while its shim waits for the go.
-// A request that streams stdin, can be stopped or names a stderr file
-// runs cold.
+// there is one, and arms the next one for that shape. A request that
+// streams stdin, can be stopped, prepares or collects files (a build:
+// copying into a running container costs Podman more than the start it
+// would save) or names a stderr file runs cold.
 func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err := ctx.Err(); err != nil {
 		return RunResult{Image: req.Image}, err
@@ -93,10 +93,6 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		return w.r.Run(ctx, req)
 	}
 	if err := fillInput(run.input, req.InputFile); err != nil {
-		w.release(run)
-		return RunResult{Image: req.Image}, err
-	}
-	if err := run.armed.load(ctx, req); err != nil {
 		w.release(run)
 		return RunResult{Image: req.Image}, err
 	}
@@ -163,7 +159,6 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 		}
 		req := req
 		req.InputFile, req.Output = run.input, run.output
-		req.Prepare, req.Collect = nil, nil // the caller's, given at load
 		// Armed for a caller that comes later: not bound to this one.
 		run.armed, run.err = w.r.Arm(context.WithoutCancel(ctx), req)
 	}()
@@ -275,13 +270,13 @@ func (w *Warm) Close(ctx context.Context) error {
 	}
 }
 
-// warmKey is req's shape: everything but the input, the output's
-// destination and the files prepared and collected. ok is false for requests Warm does not take.
+// warmKey is req's shape: everything but the input and the output's
+// destination. ok is false for requests Warm does not take.
 func warmKey(req RunRequest) (key string, ok bool) {
-	if req.StdinStream != nil || req.Stop != nil || req.StderrFile != "" {
+	if req.StdinStream != nil || req.Stop != nil || req.Prepare != nil || req.Collect != nil || req.StderrFile != "" {
 		return "", false
 	}
-	req.InputFile, req.Output, req.Prepare, req.Collect = "", nil, nil, nil
+	req.InputFile, req.Output = "", nil
 	return fmt.Sprintf("%#v", req), true
 }
 

@@ -176,44 +176,6 @@ func sparesArmed(w *Warm) {
 	}
 }
 
-// A runner that keeps builds warm compiles the second submission of a
-// language in the container armed for it before that submission came:
-// its source is copied in while the shim waits for the go, its artefact
-// comes out, and the spare behind it is removed at Close.
-func TestWarmBuildsTakeTheLanguagesArmedContainer(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{cpu: time.Millisecond, files: map[string][]byte{"/build/main": []byte("ELF")}}))
-	w := NewWarm(r, t.TempDir())
-	r.Builds = w
-	ctx := context.Background()
-	for i, src := range []string{"int main(){return 1;}", "int main(){return 2;}"} {
-		sparesArmed(w)
-		before := rt.state().created
-		res, err := r.Build(ctx, compiled, []byte(src), t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if art, err := os.ReadFile(filepath.Join(res.Dir, "main")); !res.OK || err != nil || string(art) != "ELF" {
-			t.Fatalf("build %d: ok %t (%s), artefact %q %v", i+1, res.OK, res.Note, art, err)
-		}
-		s := rt.state()
-		id := s.goes[len(s.goes)-1]
-		if got := string(rt.container(id).files["/build/main.c"]); got != src {
-			t.Errorf("build %d compiled %q, want its own source %q", i+1, got, src)
-		}
-		if i > 0 && !slices.Contains(before, id) {
-			t.Errorf("build %d ran in %s, not the container armed before it came (%v)", i+1, id, before)
-		}
-	}
-	sparesArmed(w)
-	if err := w.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if s := rt.state(); len(s.created) != 3 || len(s.goes) != 2 {
-		t.Errorf("%d containers made, %d fired; want 3 (two builds and a spare) and 2", len(s.created), len(s.goes))
-	}
-	assertNothingLeft(t, rt, cg)
-}
-
 // The spare behind a run is armed once that run has ended, off its way;
 // a caller of the same shape who comes meanwhile (calls at once) arms its
 // own at once rather than wait for the run before it.

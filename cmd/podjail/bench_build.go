@@ -21,21 +21,19 @@ var benchBuildSource = map[string][]byte{
 }
 
 // benchBuilds times n builds of the trivial program in language id in
-// this process (each container made when asked for) and, when service
-// is set, the first build through the service and the median of the n
-// after it, each after pause (taking the container the service armed
-// behind the one before). Every build must succeed.
-func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string, n int, pause time.Duration) (local, first, again time.Duration, err error) {
+// this process and, when service is set, n through the service. Every
+// build must succeed.
+func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string, n int) (local, viaService time.Duration, err error) {
 	l, err := lang.Default().Lookup(id)
 	if err != nil {
-		return 0, 0, 0, err
+		return 0, 0, err
 	}
 	var src []byte
 	if len(l.Extensions) > 0 {
 		src = benchBuildSource[l.Extensions[0]]
 	}
 	if src == nil || len(l.Compile) == 0 {
-		return 0, 0, 0, fmt.Errorf("--build-lang %s: bench builds C or C++ (a language with a compile step and a trivial program here)", id)
+		return 0, 0, fmt.Errorf("--build-lang %s: bench builds C or C++ (a language with a compile step and a trivial program here)", id)
 	}
 	local, err = medianOf(n, 0, func() error {
 		res, err := runner.Build(ctx, l, src, "")
@@ -48,14 +46,14 @@ func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string,
 		return err
 	})
 	if err != nil || service == "" {
-		return local, 0, 0, err
+		return local, 0, err
 	}
 	c, closeFn, err := sandbox.Dial(ctx, service)
 	if err != nil {
-		return local, 0, 0, err
+		return local, 0, err
 	}
 	defer closeFn()
-	build := func() error {
+	viaService, err = medianOf(n, 0, func() error {
 		res, err := c.Compile(ctx, id, src)
 		if err == nil && !res.OK {
 			err = fmt.Errorf("the trivial %s program did not build through the service: %s\n%s", id, res.Note, res.Output)
@@ -64,12 +62,8 @@ func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string,
 			err = c.Release(ctx, res.Handle)
 		}
 		return err
-	}
-	if first, err = medianOf(1, 0, build); err != nil {
-		return local, 0, 0, err
-	}
-	again, err = medianOf(n, pause, build)
-	return local, first, again, err
+	})
+	return local, viaService, err
 }
 
 // medianOf is the median elapsed time of n calls of f, each after an idle

@@ -13,8 +13,8 @@ import (
 // figures: podman run --rm, a whole podjail run, a 10-test judge with one
 // test at a time and on every core, and the 1 s burner's reported/bare
 // ratio with P = 1 and P = 2, a runner's setup in process against
-// reaching a running `podjail serve`, `podjail run` and a C build through
-// it, first and again. The targets are read from its
+// reaching a running `podjail serve`, `podjail run` through it (first,
+// back to back, after a pause) and a C build in process and through it. The targets are read from its
 // output, never asserted on time; what is asserted is that it ran and
 // every judge it made was AC (bench fails otherwise).
 func TestPodjailBench(t *testing.T) {

@@ -50,9 +50,8 @@ type Options struct {
 	// MemoryCeiling is the Runner's (plugin.Setup). Zero value: none.
 	MemoryCeiling int64
 	// Warm keeps a run armed ahead for each shape of Run and Exec that
-	// comes again, and a build container for each language built
-	// (plugin.Warm), for a long-lived service. Zero value: every run is
-	// armed when it is asked for.
+	// comes again (plugin.Warm), for a long-lived service. Zero value:
+	// every run is armed when it is asked for.
 	Warm bool
 }
 
@@ -86,7 +85,6 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	e := &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir}
 	if opts.Warm {
 		e.warm = plugin.NewWarm(runner, opts.TmpDir)
-		runner.Builds = e.warm
 	}
 	return e, nil
 }
