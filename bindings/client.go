@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
 	"github.com/containers/podman/v5/libpod/define"
+	"github.com/containers/podman/v5/pkg/bindings"
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 	"github.com/containers/podman/v5/pkg/bindings/images"
 	"github.com/containers/podman/v5/pkg/bindings/system"
@@ -150,6 +152,10 @@ func (c *Client) Attach(ctx context.Context, id string, stdin io.Reader, stdout,
 	if err != nil {
 		return err
 	}
+	// The dial's ping leaves a connection idle in the transport Attach
+	// replaces, and nothing would close it: a long-lived service would keep
+	// one open file per run. Both transports are emptied once it ends.
+	defer closeIdle(conn)()
 	bridge := make(chan bool, 1)
 	go func() {
 		if <-bridge {
@@ -159,6 +165,23 @@ func (c *Client) Attach(ctx context.Context, id string, stdin io.Reader, stdout,
 	defer close(bridge)
 	err = containers.Attach(callContext{Context: ctx, conn: conn}, id, stdin, stdout, stderr, bridge, nil)
 	return typed("attach to", id, err)
+}
+
+// closeIdle returns a function that closes the idle connections of conn's
+// transport as it is now and as it is then.
+func closeIdle(conn context.Context) func() {
+	pc, err := bindings.GetClient(conn)
+	if err != nil {
+		return func() {}
+	}
+	before := pc.Client.Transport
+	return func() {
+		for _, t := range []http.RoundTripper{before, pc.Client.Transport} {
+			if t, ok := t.(*http.Transport); ok {
+				t.CloseIdleConnections()
+			}
+		}
+	}
 }
 
 func (c *Client) Start(ctx context.Context, id string) error {

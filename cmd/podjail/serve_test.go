@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -255,7 +256,7 @@ func TestServeSoakFourClients(t *testing.T) {
 					round, i+1, r.err, r.code, r.res.Verdict, r.res.Note, len(r.res.Tests), exitRejected, r.log)
 			}
 		}
-		last = readProcFigures(t, pid)
+		last = settledFigures(t, env, pid)
 		if round == 1 {
 			first = last
 		}
@@ -297,6 +298,27 @@ func servicePID(t *testing.T, sock string) int {
 		t.Fatal(cerr, err)
 	}
 	return int(cred.Pid)
+}
+
+// settledFigures reads the service's figures once the containers of its
+// runs are removed (a judge returns before they are: their removal is off
+// its critical path), waiting up to a minute for that.
+func settledFigures(t *testing.T, env hosttest.Env, pid int) procFigures {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		list, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("%d containers of the service still there a minute after the round", len(list))
+			break
+		}
+	}
+	return readProcFigures(t, pid)
 }
 
 // procFigures is what a soak watches of a process.
