@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/podjail/podjail/plugin"
@@ -64,22 +63,4 @@ func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string,
 		return err
 	})
 	return local, viaService, err
-}
-
-// medianOf is the median elapsed time of n calls of f, each after an idle
-// pause (not counted): what the service does between calls (arming the
-// next run, removing the last) is then off the call's path, as on a judge
-// host whose calls do not come back to back.
-func medianOf(n int, pause time.Duration, f func() error) (time.Duration, error) {
-	var walls []time.Duration
-	for range n {
-		time.Sleep(pause)
-		start := time.Now()
-		if err := f(); err != nil {
-			return 0, err
-		}
-		walls = append(walls, time.Since(start))
-	}
-	slices.Sort(walls)
-	return walls[len(walls)/2], nil
 }
