@@ -178,9 +178,16 @@ func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (E
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // ends the stream if we return early
-	stream, err := c.rpc.Exec(ctx, &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
-		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs})
+	stream, err := c.rpc.Exec(ctx)
 	if err != nil {
+		return ExecResult{}, fromStatus(err)
+	}
+	if err := stream.Send(&pb.ExecInput{Input: &pb.ExecInput_Request{Request: execRequestPB(req)}}); err != nil {
+		return ExecResult{}, fromStatus(recvError(stream, err))
+	}
+	if req.Stdin != nil {
+		go sendStdin(stream, req.Stdin)
+	} else if err := stream.CloseSend(); err != nil {
 		return ExecResult{}, fromStatus(err)
 	}
 	for {
@@ -202,6 +209,35 @@ func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (E
 			return execResultGo(e.Result), nil
 		}
 	}
+}
+
+// sendStdin sends r in pieces, then closes the caller's side. A read that
+// fails ends stdin there; a send that fails means the call is over.
+func sendStdin(stream pb.Sandbox_ExecClient, r io.Reader) {
+	buf := make([]byte, execChunk)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			if stream.Send(&pb.ExecInput{Input: &pb.ExecInput_Stdin{Stdin: buf[:n]}}) != nil {
+				return
+			}
+		}
+		if err != nil {
+			_ = stream.CloseSend()
+			return
+		}
+	}
+}
+
+// recvError is the status behind a failed send: gRPC reports it on the
+// receiving side.
+func recvError(stream pb.Sandbox_ExecClient, err error) error {
+	if errors.Is(err, io.EOF) {
+		if _, rerr := stream.Recv(); rerr != nil {
+			return rerr
+		}
+	}
+	return err
 }
 
 func clientInvalid(msg string) error {

@@ -203,3 +203,43 @@ func execResultGo(p *pb.ExecResult) ExecResult {
 	return ExecResult{Run: runResultGo(p.GetRun()), Verdict: verdictGo(p.GetVerdict()), VerdictNote: p.GetVerdictNote(),
 		Container: p.GetContainer(), Report: p.GetReportJson()}
 }
+
+// execRequestPB is what the client sends of req: everything but the
+// readers and writers, which travel as stream messages.
+func execRequestPB(req ExecRequest) *pb.ExecRequest {
+	p := &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
+		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs, WorkDir: req.WorkDir, Env: req.Env,
+		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack}
+	for _, b := range req.Binds {
+		p.Binds = append(p.Binds, &pb.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
+	}
+	switch {
+	case req.Stdin != nil && req.StdinWhole:
+		p.Stdin = pb.StdinFrom_STDIN_FROM_UPLOAD
+	case req.Stdin != nil:
+		p.Stdin = pb.StdinFrom_STDIN_FROM_STREAM
+	}
+	switch {
+	case req.StderrToStdout:
+		p.Stderr = pb.StderrTo_STDERR_TO_STDOUT
+	case req.StderrPath != "":
+		p.Stderr, p.StderrPath = pb.StderrTo_STDERR_TO_FILE, req.StderrPath
+	}
+	return p
+}
+
+// execRequestGo is the server's reading of p; the server fills in Stdin
+// and Stderr from the stream.
+func execRequestGo(p *pb.ExecRequest) ExecRequest {
+	x := ExecRequest{Image: p.GetImage(), Command: p.GetCommand(), InputPath: p.GetInputPath(),
+		Limits: limitsGo(p.GetLimits()), Pids: p.GetPids(), CPUs: p.GetCpus(), WorkDir: p.GetWorkDir(), Env: p.GetEnv(),
+		CPULimit: goDur(p.GetCpuLimit()), FileSize: p.GetFileSizeBytes(), Stack: p.GetStackBytes(),
+		StderrToStdout: p.GetStderr() == pb.StderrTo_STDERR_TO_STDOUT}
+	if p.GetStderr() == pb.StderrTo_STDERR_TO_FILE {
+		x.StderrPath = p.GetStderrPath()
+	}
+	for _, b := range p.GetBinds() {
+		x.Binds = append(x.Binds, Bind{Source: b.GetSource(), Destination: b.GetDestination(), Writable: b.GetWritable()})
+	}
+	return x
+}

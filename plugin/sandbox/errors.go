@@ -26,6 +26,11 @@ var (
 	// unknown language or handle, a broken problem package, bad limits or
 	// input, a message over MaxMessage.
 	ErrInvalidArgument = errors.New("podjail request invalid")
+	// ErrPermissionDenied: the caller may not ask this of the service
+	// (codes.PermissionDenied): a host path from a caller that is neither
+	// the service's user nor root. Call it as that user, or work in
+	// process.
+	ErrPermissionDenied = errors.New("podjail request not permitted")
 	// ErrInternal: anything else (codes.Internal and unexpected codes).
 	ErrInternal = errors.New("podjail internal error")
 )
@@ -70,6 +75,8 @@ func Code(err error) codes.Code {
 		return codes.FailedPrecondition
 	case errors.Is(err, ErrInvalidArgument), errors.Is(err, lang.ErrUnknownLanguage), errors.Is(err, problem.ErrInvalid):
 		return codes.InvalidArgument
+	case errors.Is(err, ErrPermissionDenied):
+		return codes.PermissionDenied
 	case errors.Is(err, ErrInternal):
 		return codes.Internal
 	case errors.Is(err, context.Canceled):
@@ -114,6 +121,8 @@ func kindOf(c codes.Code) error {
 		return ErrFailedPrecondition
 	case codes.InvalidArgument, codes.NotFound, codes.ResourceExhausted, codes.OutOfRange:
 		return ErrInvalidArgument
+	case codes.PermissionDenied:
+		return ErrPermissionDenied
 	case codes.Canceled:
 		return context.Canceled
 	case codes.DeadlineExceeded:

@@ -60,12 +60,18 @@ func (f *Forward) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) err
 	return relay(in.Recv, stream.Send)
 }
 
-func (f *Forward) Exec(req *pb.ExecRequest, stream pb.Sandbox_ExecServer) error {
-	in, err := f.rpc.Exec(stream.Context(), req)
+func (f *Forward) Exec(stream pb.Sandbox_ExecServer) error {
+	out, err := f.rpc.Exec(stream.Context())
 	if err != nil {
 		return err
 	}
-	return relay(in.Recv, stream.Send)
+	go func() {
+		// The caller's request and stdin, on to the service.
+		if relay(stream.Recv, out.Send) == nil {
+			_ = out.CloseSend()
+		}
+	}()
+	return relay(out.Recv, stream.Send)
 }
 
 // relay copies a server stream's events from the service to the caller

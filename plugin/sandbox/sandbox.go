@@ -239,6 +239,47 @@ type ExecRequest struct {
 	Pids int64
 	// CPUs is the CPU quota in cores. Zero: 1.
 	CPUs float64
+	// CPULimit stops the run at this much processor time. Zero: from
+	// Limits.Time (L + 2 s), or none.
+	CPULimit time.Duration
+	// FileSize is the largest file the program may write (RLIMIT_FSIZE).
+	// Zero: the size of its scratch space.
+	FileSize int64
+	// Stack is the program's stack limit (RLIMIT_STACK). Zero: the memory
+	// limit.
+	Stack int64
+
+	// Binds are directories of the plugin's host mounted into the
+	// container, used with the plugin's rights (as InputPath is). Zero
+	// value: none.
+	Binds []Bind
+	// WorkDir is the program's working directory. Zero value: the image's.
+	WorkDir string
+	// Env adds NAME=VALUE entries to the shim's clean environment. Zero
+	// value: nothing added.
+	Env []string
+
+	// Stdin, when not nil, is the program's stdin, read by the caller's
+	// side and sent to the plugin (InputPath must then be empty): fed as
+	// it comes, or, with StdinWhole, all of it before the program starts
+	// (a file: the plugin can have the run armed ahead). Zero value:
+	// InputPath, or empty stdin.
+	Stdin      io.Reader
+	StdinWhole bool
+	// The program's stderr goes nowhere (zero values), to its stdout
+	// (StderrToStdout), or is appended to StderrPath, an existing file of
+	// the plugin's host (bounded like every file by FileSize).
+	StderrToStdout bool
+	StderrPath     string
+}
+
+// Bind mounts a directory of the plugin's host into the container.
+type Bind struct {
+	// Source is the absolute host path; Destination the path in the
+	// container.
+	Source, Destination string
+	// Writable mounts it read-write. Zero value: read-only.
+	Writable bool
 }
 
 // ExecResult says how an Exec ended. Run.Output is empty: stdout went to

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,6 +17,7 @@ import (
 
 	goplugin "github.com/hashicorp/go-plugin"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/podjail/podjail/plugin/lang"
@@ -63,9 +65,18 @@ func (f *fakeEngine) Capabilities(context.Context) (Capabilities, error) {
 
 // Exec writes the canned output in pieces of 100 KiB and more (so that
 // the server must split it) and returns the canned run as an Exec result.
+// The stdin it was given (a stream, or an uploaded file) is kept in
+// lastInput.
 func (f *fakeEngine) Exec(_ context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error) {
+	var in []byte
+	switch {
+	case req.Stdin != nil:
+		in, _ = io.ReadAll(req.Stdin)
+	case req.InputPath != "":
+		in, _ = os.ReadFile(req.InputPath)
+	}
 	f.mu.Lock()
-	f.lastExec = req
+	f.lastExec, f.lastInput = req, in
 	f.mu.Unlock()
 	if err := f.err("exec"); err != nil {
 		return ExecResult{}, err
@@ -617,7 +628,7 @@ func TestExecRefusesBadRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := srv.Exec(&pb.ExecRequest{Image: "i"}, ctxStream{ctx: context.Background()}); status.Code(err) != codes.InvalidArgument {
+	if err := srv.Exec(ctxStream{ctx: context.Background(), req: &pb.ExecRequest{Image: "i"}}); status.Code(err) != codes.InvalidArgument {
 		t.Errorf("server Exec without a command = %v, want InvalidArgument", err)
 	}
 	eng.errs = map[string]error{"exec": Mark(errors.New("no such image"), ErrInvalidArgument)}
@@ -626,11 +637,85 @@ func TestExecRefusesBadRequests(t *testing.T) {
 	}
 }
 
-// ctxStream is an Exec stream that only has a context: enough for calls
-// refused before anything is sent.
+// ctxStream is an Exec stream that only has a context and the request:
+// enough for calls refused before anything is sent.
 type ctxStream struct {
 	pb.Sandbox_ExecServer
 	ctx context.Context
+	req *pb.ExecRequest
 }
 
 func (s ctxStream) Context() context.Context { return s.ctx }
+func (s ctxStream) Send(*pb.ExecEvent) error { return nil }
+func (s ctxStream) Recv() (*pb.ExecInput, error) {
+	return &pb.ExecInput{Input: &pb.ExecInput_Request{Request: s.req}}, nil
+}
+
+// TestExecSendsStdin: stdin crosses as a stream (an io.Reader that is not
+// a file) or whole before the run (StdinWhole, put in a file of the
+// server's).
+func TestExecSendsStdin(t *testing.T) {
+	eng := okEngine()
+	sb, _ := connect(t, eng)
+	input := bytes.Repeat([]byte("19 23\n"), 30000) // 180 KiB: several pieces
+	for _, whole := range []bool{false, true} {
+		req := ExecRequest{Image: "i", Command: []string{"/p"}, Stdin: bytes.NewReader(input), StdinWhole: whole}
+		if _, err := sb.Exec(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+		eng.mu.Lock()
+		got, x := eng.lastInput, eng.lastExec
+		eng.mu.Unlock()
+		if !bytes.Equal(got, input) {
+			t.Errorf("whole=%t: the engine read %d bytes of stdin, want %d", whole, len(got), len(input))
+		}
+		if whole != (x.InputPath != "" && x.Stdin == nil) {
+			t.Errorf("whole=%t: the engine got input path %q, stream %v", whole, x.InputPath, x.Stdin != nil)
+		}
+	}
+	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, InputPath: "/in", Stdin: strings.NewReader("")}, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("an input file and stdin = %v, want ErrInvalidArgument", err)
+	}
+	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, StderrToStdout: true, StderrPath: "/e"}, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("stderr to two places = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestExecHostPathsOnlyForTheServicesUser: a caller of another user (as
+// SO_PEERCRED says) may not have the service read or mount host paths
+// with its rights; root and the service's own user may, and so may a
+// judge that started its plugin (no peer credentials).
+func TestExecHostPathsOnlyForTheServicesUser(t *testing.T) {
+	me := uint32(os.Geteuid())
+	other := me + 4242
+	if me == 0 {
+		other = 4242
+	}
+	for _, c := range []struct {
+		peer *Peer
+		ok   bool
+	}{{nil, true}, {&Peer{UID: me}, true}, {&Peer{UID: 0}, true}, {&Peer{UID: other, GID: other}, false}} {
+		ctx := context.Background()
+		if c.peer != nil {
+			ctx = peer.NewContext(ctx, &peer.Peer{Addr: PeerAddr{Addr: &net.UnixAddr{Name: "@", Net: "unix"}, Peer: *c.peer}})
+		}
+		if _, ok := mayNameHostPaths(ctx); ok != c.ok {
+			t.Errorf("peer %+v: may name host paths %t, want %t", c.peer, ok, c.ok)
+		}
+		eng := okEngine()
+		srv, err := NewServer(eng, ServerOptions{TmpDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, req := range []*pb.ExecRequest{
+			{Image: "i", Command: []string{"/p"}, InputPath: "/etc/shadow"},
+			{Image: "i", Command: []string{"/p"}, Binds: []*pb.Bind{{Source: "/root", Destination: "/box", Writable: true}}},
+			{Image: "i", Command: []string{"/p"}, Stderr: pb.StderrTo_STDERR_TO_FILE, StderrPath: "/etc/motd"},
+		} {
+			err := srv.Exec(ctxStream{ctx: ctx, req: req})
+			if denied := status.Code(err) == codes.PermissionDenied; denied == c.ok {
+				t.Errorf("peer %+v, %v: %v", c.peer, req, err)
+			}
+		}
+	}
+}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/hashicorp/go-hclog"
@@ -326,16 +328,42 @@ func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) erro
 	return stream.Send(&pb.JudgeEvent{Event: &pb.JudgeEvent_Result{Result: final}})
 }
 
-func (s *Server) Exec(req *pb.ExecRequest, stream pb.Sandbox_ExecServer) error {
+func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 	ctx, done, err := s.begin(stream.Context())
 	if err != nil {
 		return err
 	}
 	defer done()
-	x := ExecRequest{Image: req.GetImage(), Command: req.GetCommand(), InputPath: req.GetInputPath(),
-		Limits: limitsGo(req.GetLimits()), Pids: req.GetPids(), CPUs: req.GetCpus()}
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	req := first.GetRequest()
+	if req == nil {
+		return s.fail("exec", invalid("exec: the first message must be the request"))
+	}
+	x := execRequestGo(req)
 	if err := x.check(); err != nil {
 		return s.fail("exec", err)
+	}
+	if x.InputPath != "" || len(x.Binds) > 0 || x.StderrPath != "" {
+		if p, ok := mayNameHostPaths(ctx); !ok {
+			return s.fail("exec", Mark(fmt.Errorf("exec: this service runs as uid %d and uses host paths with its rights; a caller of uid %d may not name them (input, bind mounts, stderr file): send the input instead, call a service of your own user, or work in your own process (--service none)", os.Geteuid(), p.UID), ErrPermissionDenied))
+		}
+	}
+	switch req.GetStdin() {
+	case pb.StdinFrom_STDIN_FROM_UPLOAD:
+		path, err := s.receiveInput(stream)
+		if err != nil {
+			return s.fail("exec", err)
+		}
+		defer os.Remove(path)
+		x.InputPath = path
+	case pb.StdinFrom_STDIN_FROM_STREAM:
+		pr, pw := io.Pipe()
+		defer pr.Close()
+		go func() { pw.CloseWithError(copyStdin(stream, pw)) }()
+		x.Stdin = pr
 	}
 	out := &streamWriter{send: func(p []byte) error {
 		return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Stdout{Stdout: p}})
@@ -350,6 +378,39 @@ func (s *Server) Exec(req *pb.ExecRequest, stream pb.Sandbox_ExecServer) error {
 	return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Result{Result: execResultPB(res)}})
 }
 
+// copyStdin feeds the caller's stdin pieces to w until the caller closes
+// its side; nil then.
+func copyStdin(stream pb.Sandbox_ExecServer, w io.Writer) error {
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(m.GetStdin()); err != nil {
+			return err
+		}
+	}
+}
+
+// receiveInput writes the caller's whole stdin to a file the Podman
+// service can mount, before the run.
+func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
+	f, err := os.CreateTemp(s.dir, "input-")
+	if err != nil {
+		return "", err
+	}
+	err = copyStdin(stream, f)
+	err = errors.Join(err, f.Close(), os.Chmod(f.Name(), 0o644))
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("exec: receiving the input: %w", err)
+	}
+	return f.Name(), nil
+}
+
 // check refuses what no run could do.
 func (x ExecRequest) check() error {
 	l := x.Limits
@@ -358,8 +419,18 @@ func (x ExecRequest) check() error {
 		return invalid("exec: no image")
 	case len(x.Command) == 0:
 		return invalid("exec: no command")
-	case l.Time < 0 || l.Memory < 0 || l.Output < 0 || l.Wall < 0 || x.Pids < 0 || x.CPUs < 0:
+	case l.Time < 0 || l.Memory < 0 || l.Output < 0 || l.Wall < 0 || x.Pids < 0 || x.CPUs < 0 ||
+		x.CPULimit < 0 || x.FileSize < 0 || x.Stack < 0:
 		return invalid("exec: limits must not be negative")
+	case x.Stdin != nil && x.InputPath != "":
+		return invalid("exec: both an input file and stdin to send")
+	case x.StderrToStdout && x.StderrPath != "":
+		return invalid("exec: stderr can go to one place only")
+	}
+	for _, b := range x.Binds {
+		if !filepath.IsAbs(b.Source) || !filepath.IsAbs(b.Destination) {
+			return invalid(fmt.Sprintf("exec: bind %s:%s: both paths must be absolute", b.Source, b.Destination))
+		}
 	}
 	return nil
 }

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/peer"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
 )
@@ -109,11 +110,43 @@ func (l *peerListener) Accept() (net.Conn, error) {
 		}
 		peer, err := peerOf(conn)
 		if err == nil && PeerAllowed(peer, l.uid, l.gid) {
-			return conn, nil
+			return peerConn{conn, peer}, nil
 		}
 		l.log.Warn("refused a connection", "peer_pid", peer.PID, "peer_uid", peer.UID, "peer_gid", peer.GID, "error", err)
 		_ = conn.Close()
 	}
+}
+
+// peerConn is an accepted connection that knows its peer: its
+// RemoteAddr, which gRPC gives each call (peer.FromContext), is a PeerAddr.
+type peerConn struct {
+	net.Conn
+	peer Peer
+}
+
+func (c peerConn) RemoteAddr() net.Addr { return PeerAddr{Addr: c.Conn.RemoteAddr(), Peer: c.peer} }
+
+// PeerAddr is the address of a call that came through AllowPeers: who
+// called.
+type PeerAddr struct {
+	net.Addr
+	Peer Peer
+}
+
+// mayNameHostPaths says whether the caller of ctx may have the server use
+// host paths with its own rights (an input file, bind mounts): a caller
+// of the service's own user or root. A call that did not come through
+// AllowPeers (the judge that started its plugin) may.
+func mayNameHostPaths(ctx context.Context) (Peer, bool) {
+	p, ok := peer.FromContext(ctx)
+	if !ok {
+		return Peer{}, true
+	}
+	a, ok := p.Addr.(PeerAddr)
+	if !ok {
+		return Peer{}, true
+	}
+	return a.Peer, a.Peer.UID == 0 || int(a.Peer.UID) == os.Geteuid()
 }
 
 func peerOf(conn net.Conn) (Peer, error) {

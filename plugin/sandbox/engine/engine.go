@@ -11,6 +11,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"os"
 	"runtime/debug"
 	"sync"
 	"syscall"
@@ -172,31 +173,21 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 // Exec runs a command of an image as podjail run does, with its defaults
 // for the zero values.
 func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Writer) (sandbox.ExecResult, error) {
-	run := plugin.RunRequest{
-		Image:       req.Image,
-		Command:     req.Command,
-		InputFile:   req.InputPath,
-		Output:      stdout,
-		OutputLimit: cmp.Or(req.Limits.Output, plugin.DefaultOutputLimit),
-		MemoryBytes: cmp.Or(req.Limits.Memory, plugin.DefaultMemory),
-		Pids:        cmp.Or(req.Pids, plugin.DefaultPids),
-		CPUs:        cmp.Or(req.CPUs, plugin.DefaultCPUs),
-		TimeLimit:   req.Limits.Time,
-		WallLimit:   req.Limits.Wall,
-	}
-	if run.Output == nil {
-		run.Output = io.Discard
-	}
+	run := RunRequestOf(req, stdout)
 	if err := run.Check(); err != nil {
 		return sandbox.ExecResult{}, Classify(err)
 	}
 	res, err := e.run(ctx, run)
 	var missing *bindings.ImageMissingError
-	if errors.As(err, &missing) {
+	var shimErr *plugin.ShimError
+	switch {
+	case errors.As(err, &missing):
 		// The image is the request's own choice, not the host's setup.
 		return sandbox.ExecResult{}, sandbox.Mark(err, sandbox.ErrInvalidArgument)
-	}
-	if err != nil {
+	case errors.As(err, &shimErr) && res.Report != nil:
+		// The shim's report says which step failed (a program that cannot
+		// be executed fails "start"): the caller reads it in the report.
+	case err != nil:
 		return sandbox.ExecResult{}, Classify(err)
 	}
 	report, err := json.Marshal(res)
@@ -205,6 +196,72 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	}
 	return sandbox.ExecResult{Run: RunResult(res), Verdict: sandbox.Verdict(res.Verdict), VerdictNote: res.VerdictNote,
 		Container: res.Container, Report: report}, nil
+}
+
+// RunRequestOf is the run x asks for, stdout going to stdout (nil:
+// discarded).
+// ExecRequestOf is its inverse: a field added to one is added to both.
+func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
+	run := plugin.RunRequest{
+		Image:          x.Image,
+		Command:        x.Command,
+		InputFile:      x.InputPath,
+		StdinStream:    x.Stdin,
+		StderrFile:     x.StderrPath,
+		StderrToStdout: x.StderrToStdout,
+		Output:         cmp.Or[io.Writer](stdout, io.Discard),
+		OutputLimit:    cmp.Or(x.Limits.Output, plugin.DefaultOutputLimit),
+		MemoryBytes:    cmp.Or(x.Limits.Memory, plugin.DefaultMemory),
+		Pids:           cmp.Or(x.Pids, plugin.DefaultPids),
+		CPUs:           cmp.Or(x.CPUs, plugin.DefaultCPUs),
+		TimeLimit:      x.Limits.Time,
+		WallLimit:      x.Limits.Wall,
+		CPULimit:       x.CPULimit,
+		FileSizeBytes:  x.FileSize,
+		StackBytes:     x.Stack,
+		Env:            x.Env,
+		WorkDir:        x.WorkDir,
+	}
+	for _, b := range x.Binds {
+		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
+	}
+	return run
+}
+
+// ExecRequestOf asks a service for run (whose Output, a writer, stays the
+// caller's). A regular file as stdin is sent whole before the run, so
+// that the service can have it armed ahead; any other stream is fed as it
+// comes. The Runner's own hooks (Prepare, Collect, Stop) cannot cross: a
+// request with them is refused.
+func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
+	if run.Prepare != nil || run.Collect != nil || run.Stop != nil || run.Writable || run.CPUSet != "" || run.IdleLimit != 0 || run.MemoryExitCode != 0 {
+		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (files copied in or out, a stop channel, a writable root, pinned cores, an idle limit or a memory exit code)")
+	}
+	x := sandbox.ExecRequest{
+		Image:          run.Image,
+		Command:        run.Command,
+		InputPath:      run.InputFile,
+		Stdin:          run.StdinStream,
+		StderrPath:     run.StderrFile,
+		StderrToStdout: run.StderrToStdout,
+		Limits:         sandbox.Limits{Time: run.TimeLimit, Memory: run.MemoryBytes, Output: run.OutputLimit, Wall: run.WallLimit},
+		Pids:           run.Pids,
+		CPUs:           run.CPUs,
+		CPULimit:       run.CPULimit,
+		FileSize:       run.FileSizeBytes,
+		Stack:          run.StackBytes,
+		Env:            run.Env,
+		WorkDir:        run.WorkDir,
+	}
+	if f, ok := run.StdinStream.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			x.StdinWhole = true
+		}
+	}
+	for _, b := range run.Binds {
+		x.Binds = append(x.Binds, sandbox.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
+	}
+	return x, nil
 }
 
 // RunResult converts a Runner's result (all but Output).

@@ -166,6 +166,110 @@ func (KillReason) EnumDescriptor() ([]byte, []int) {
 	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{1}
 }
 
+// StdinFrom says where the program's stdin comes from.
+type StdinFrom int32
+
+const (
+	StdinFrom_STDIN_FROM_FILE   StdinFrom = 0 // input_path, or empty stdin when it is empty
+	StdinFrom_STDIN_FROM_STREAM StdinFrom = 1 // the caller's stdin pieces, fed as they come
+	// STDIN_FROM_UPLOAD: the caller's stdin pieces, all of them, before the
+	// program starts (a file of the caller's: the run can be armed ahead).
+	StdinFrom_STDIN_FROM_UPLOAD StdinFrom = 2
+)
+
+// Enum value maps for StdinFrom.
+var (
+	StdinFrom_name = map[int32]string{
+		0: "STDIN_FROM_FILE",
+		1: "STDIN_FROM_STREAM",
+		2: "STDIN_FROM_UPLOAD",
+	}
+	StdinFrom_value = map[string]int32{
+		"STDIN_FROM_FILE":   0,
+		"STDIN_FROM_STREAM": 1,
+		"STDIN_FROM_UPLOAD": 2,
+	}
+)
+
+func (x StdinFrom) Enum() *StdinFrom {
+	p := new(StdinFrom)
+	*p = x
+	return p
+}
+
+func (x StdinFrom) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StdinFrom) Descriptor() protoreflect.EnumDescriptor {
+	return file_podjail_v1_sandbox_proto_enumTypes[2].Descriptor()
+}
+
+func (StdinFrom) Type() protoreflect.EnumType {
+	return &file_podjail_v1_sandbox_proto_enumTypes[2]
+}
+
+func (x StdinFrom) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StdinFrom.Descriptor instead.
+func (StdinFrom) EnumDescriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{2}
+}
+
+// StderrTo says where the program's stderr goes.
+type StderrTo int32
+
+const (
+	StderrTo_STDERR_TO_NOTHING StderrTo = 0
+	StderrTo_STDERR_TO_STDOUT  StderrTo = 1 // the program's stdout, counted with it
+	// STDERR_TO_FILE: appended to stderr_path, an existing host file
+	// (bounded like every file by file_size_bytes).
+	StderrTo_STDERR_TO_FILE StderrTo = 2
+)
+
+// Enum value maps for StderrTo.
+var (
+	StderrTo_name = map[int32]string{
+		0: "STDERR_TO_NOTHING",
+		1: "STDERR_TO_STDOUT",
+		2: "STDERR_TO_FILE",
+	}
+	StderrTo_value = map[string]int32{
+		"STDERR_TO_NOTHING": 0,
+		"STDERR_TO_STDOUT":  1,
+		"STDERR_TO_FILE":    2,
+	}
+)
+
+func (x StderrTo) Enum() *StderrTo {
+	p := new(StderrTo)
+	*p = x
+	return p
+}
+
+func (x StderrTo) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (StderrTo) Descriptor() protoreflect.EnumDescriptor {
+	return file_podjail_v1_sandbox_proto_enumTypes[3].Descriptor()
+}
+
+func (StderrTo) Type() protoreflect.EnumType {
+	return &file_podjail_v1_sandbox_proto_enumTypes[3]
+}
+
+func (x StderrTo) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use StderrTo.Descriptor instead.
+func (StderrTo) EnumDescriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{3}
+}
+
 type CapabilitiesRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1361,6 +1465,152 @@ func (x *JudgeResult) GetTests() int32 {
 	return 0
 }
 
+// ExecInput is what an Exec caller sends: the request, once, first; then,
+// with stdin STDIN_FROM_STREAM or STDIN_FROM_UPLOAD, the program's stdin in
+// pieces. Closing the caller's side ends stdin.
+type ExecInput struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Input:
+	//
+	//	*ExecInput_Request
+	//	*ExecInput_Stdin
+	Input         isExecInput_Input `protobuf_oneof:"input"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExecInput) Reset() {
+	*x = ExecInput{}
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExecInput) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExecInput) ProtoMessage() {}
+
+func (x *ExecInput) ProtoReflect() protoreflect.Message {
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExecInput.ProtoReflect.Descriptor instead.
+func (*ExecInput) Descriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *ExecInput) GetInput() isExecInput_Input {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+func (x *ExecInput) GetRequest() *ExecRequest {
+	if x != nil {
+		if x, ok := x.Input.(*ExecInput_Request); ok {
+			return x.Request
+		}
+	}
+	return nil
+}
+
+func (x *ExecInput) GetStdin() []byte {
+	if x != nil {
+		if x, ok := x.Input.(*ExecInput_Stdin); ok {
+			return x.Stdin
+		}
+	}
+	return nil
+}
+
+type isExecInput_Input interface {
+	isExecInput_Input()
+}
+
+type ExecInput_Request struct {
+	Request *ExecRequest `protobuf:"bytes,1,opt,name=request,proto3,oneof"`
+}
+
+type ExecInput_Stdin struct {
+	Stdin []byte `protobuf:"bytes,2,opt,name=stdin,proto3,oneof"`
+}
+
+func (*ExecInput_Request) isExecInput_Input() {}
+
+func (*ExecInput_Stdin) isExecInput_Input() {}
+
+// Bind mounts a directory of the service's host into the container.
+type Bind struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Source        string                 `protobuf:"bytes,1,opt,name=source,proto3" json:"source,omitempty"`           // absolute host path
+	Destination   string                 `protobuf:"bytes,2,opt,name=destination,proto3" json:"destination,omitempty"` // absolute path in the container
+	Writable      bool                   `protobuf:"varint,3,opt,name=writable,proto3" json:"writable,omitempty"`      // read-write; else read-only
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Bind) Reset() {
+	*x = Bind{}
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Bind) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Bind) ProtoMessage() {}
+
+func (x *Bind) ProtoReflect() protoreflect.Message {
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Bind.ProtoReflect.Descriptor instead.
+func (*Bind) Descriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *Bind) GetSource() string {
+	if x != nil {
+		return x.Source
+	}
+	return ""
+}
+
+func (x *Bind) GetDestination() string {
+	if x != nil {
+		return x.Destination
+	}
+	return ""
+}
+
+func (x *Bind) GetWritable() bool {
+	if x != nil {
+		return x.Writable
+	}
+	return false
+}
+
 type ExecRequest struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
 	Image   string                 `protobuf:"bytes,1,opt,name=image,proto3" json:"image,omitempty"`     // e.g. "localhost/podjail-gcc:latest"
@@ -1370,16 +1620,27 @@ type ExecRequest struct {
 	InputPath string `protobuf:"bytes,3,opt,name=input_path,json=inputPath,proto3" json:"input_path,omitempty"`
 	// limits.time is the processor time limit L: the run is watched with
 	// podjail's three deadlines and gets a verdict. Zero: no verdict.
-	Limits        *Limits `protobuf:"bytes,4,opt,name=limits,proto3" json:"limits,omitempty"`
-	Pids          int64   `protobuf:"varint,5,opt,name=pids,proto3" json:"pids,omitempty"`  // maximum number of tasks; zero: 64
-	Cpus          float64 `protobuf:"fixed64,6,opt,name=cpus,proto3" json:"cpus,omitempty"` // CPU quota in cores; zero: 1
+	Limits     *Limits   `protobuf:"bytes,4,opt,name=limits,proto3" json:"limits,omitempty"`
+	Pids       int64     `protobuf:"varint,5,opt,name=pids,proto3" json:"pids,omitempty"`  // maximum number of tasks; zero: 64
+	Cpus       float64   `protobuf:"fixed64,6,opt,name=cpus,proto3" json:"cpus,omitempty"` // CPU quota in cores; zero: 1
+	Binds      []*Bind   `protobuf:"bytes,7,rep,name=binds,proto3" json:"binds,omitempty"`
+	WorkDir    string    `protobuf:"bytes,8,opt,name=work_dir,json=workDir,proto3" json:"work_dir,omitempty"` // zero: the image's
+	Env        []string  `protobuf:"bytes,9,rep,name=env,proto3" json:"env,omitempty"`                        // NAME=VALUE added to the shim's clean environment
+	Stdin      StdinFrom `protobuf:"varint,10,opt,name=stdin,proto3,enum=podjail.v1.StdinFrom" json:"stdin,omitempty"`
+	Stderr     StderrTo  `protobuf:"varint,11,opt,name=stderr,proto3,enum=podjail.v1.StderrTo" json:"stderr,omitempty"`
+	StderrPath string    `protobuf:"bytes,12,opt,name=stderr_path,json=stderrPath,proto3" json:"stderr_path,omitempty"` // with STDERR_TO_FILE
+	// cpu_limit stops the run at this much processor time; zero: from
+	// limits.time (L + 2 s), or none.
+	CpuLimit      *durationpb.Duration `protobuf:"bytes,13,opt,name=cpu_limit,json=cpuLimit,proto3" json:"cpu_limit,omitempty"`
+	FileSizeBytes int64                `protobuf:"varint,14,opt,name=file_size_bytes,json=fileSizeBytes,proto3" json:"file_size_bytes,omitempty"` // RLIMIT_FSIZE; zero: the scratch space's size
+	StackBytes    int64                `protobuf:"varint,15,opt,name=stack_bytes,json=stackBytes,proto3" json:"stack_bytes,omitempty"`            // RLIMIT_STACK; zero: the memory limit
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecRequest) Reset() {
 	*x = ExecRequest{}
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[16]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1391,7 +1652,7 @@ func (x *ExecRequest) String() string {
 func (*ExecRequest) ProtoMessage() {}
 
 func (x *ExecRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[16]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1404,7 +1665,7 @@ func (x *ExecRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecRequest.ProtoReflect.Descriptor instead.
 func (*ExecRequest) Descriptor() ([]byte, []int) {
-	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{16}
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ExecRequest) GetImage() string {
@@ -1449,6 +1710,69 @@ func (x *ExecRequest) GetCpus() float64 {
 	return 0
 }
 
+func (x *ExecRequest) GetBinds() []*Bind {
+	if x != nil {
+		return x.Binds
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetWorkDir() string {
+	if x != nil {
+		return x.WorkDir
+	}
+	return ""
+}
+
+func (x *ExecRequest) GetEnv() []string {
+	if x != nil {
+		return x.Env
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetStdin() StdinFrom {
+	if x != nil {
+		return x.Stdin
+	}
+	return StdinFrom_STDIN_FROM_FILE
+}
+
+func (x *ExecRequest) GetStderr() StderrTo {
+	if x != nil {
+		return x.Stderr
+	}
+	return StderrTo_STDERR_TO_NOTHING
+}
+
+func (x *ExecRequest) GetStderrPath() string {
+	if x != nil {
+		return x.StderrPath
+	}
+	return ""
+}
+
+func (x *ExecRequest) GetCpuLimit() *durationpb.Duration {
+	if x != nil {
+		return x.CpuLimit
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetFileSizeBytes() int64 {
+	if x != nil {
+		return x.FileSizeBytes
+	}
+	return 0
+}
+
+func (x *ExecRequest) GetStackBytes() int64 {
+	if x != nil {
+		return x.StackBytes
+	}
+	return 0
+}
+
 type ExecEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -1462,7 +1786,7 @@ type ExecEvent struct {
 
 func (x *ExecEvent) Reset() {
 	*x = ExecEvent{}
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[17]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1474,7 +1798,7 @@ func (x *ExecEvent) String() string {
 func (*ExecEvent) ProtoMessage() {}
 
 func (x *ExecEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[17]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1487,7 +1811,7 @@ func (x *ExecEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecEvent.ProtoReflect.Descriptor instead.
 func (*ExecEvent) Descriptor() ([]byte, []int) {
-	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{17}
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ExecEvent) GetEvent() isExecEvent_Event {
@@ -1548,7 +1872,7 @@ type ExecResult struct {
 
 func (x *ExecResult) Reset() {
 	*x = ExecResult{}
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[18]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1560,7 +1884,7 @@ func (x *ExecResult) String() string {
 func (*ExecResult) ProtoMessage() {}
 
 func (x *ExecResult) ProtoReflect() protoreflect.Message {
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[18]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1573,7 +1897,7 @@ func (x *ExecResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResult.ProtoReflect.Descriptor instead.
 func (*ExecResult) Descriptor() ([]byte, []int) {
-	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{18}
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExecResult) GetRun() *RunResponse {
@@ -1717,7 +2041,15 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04note\x18\x02 \x01(\tR\x04note\x12'\n" +
 	"\x05build\x18\x03 \x01(\v2\x11.podjail.v1.BuildR\x05build\x126\n" +
 	"\rchecker_build\x18\x04 \x01(\v2\x11.podjail.v1.BuildR\fcheckerBuild\x12\x14\n" +
-	"\x05tests\x18\x05 \x01(\x05R\x05tests\"\xb0\x01\n" +
+	"\x05tests\x18\x05 \x01(\x05R\x05tests\"a\n" +
+	"\tExecInput\x123\n" +
+	"\arequest\x18\x01 \x01(\v2\x17.podjail.v1.ExecRequestH\x00R\arequest\x12\x16\n" +
+	"\x05stdin\x18\x02 \x01(\fH\x00R\x05stdinB\a\n" +
+	"\x05input\"\\\n" +
+	"\x04Bind\x12\x16\n" +
+	"\x06source\x18\x01 \x01(\tR\x06source\x12 \n" +
+	"\vdestination\x18\x02 \x01(\tR\vdestination\x12\x1a\n" +
+	"\bwritable\x18\x03 \x01(\bR\bwritable\"\x82\x04\n" +
 	"\vExecRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\tR\x05image\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1d\n" +
@@ -1725,7 +2057,19 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"input_path\x18\x03 \x01(\tR\tinputPath\x12*\n" +
 	"\x06limits\x18\x04 \x01(\v2\x12.podjail.v1.LimitsR\x06limits\x12\x12\n" +
 	"\x04pids\x18\x05 \x01(\x03R\x04pids\x12\x12\n" +
-	"\x04cpus\x18\x06 \x01(\x01R\x04cpus\"`\n" +
+	"\x04cpus\x18\x06 \x01(\x01R\x04cpus\x12&\n" +
+	"\x05binds\x18\a \x03(\v2\x10.podjail.v1.BindR\x05binds\x12\x19\n" +
+	"\bwork_dir\x18\b \x01(\tR\aworkDir\x12\x10\n" +
+	"\x03env\x18\t \x03(\tR\x03env\x12+\n" +
+	"\x05stdin\x18\n" +
+	" \x01(\x0e2\x15.podjail.v1.StdinFromR\x05stdin\x12,\n" +
+	"\x06stderr\x18\v \x01(\x0e2\x14.podjail.v1.StderrToR\x06stderr\x12\x1f\n" +
+	"\vstderr_path\x18\f \x01(\tR\n" +
+	"stderrPath\x126\n" +
+	"\tcpu_limit\x18\r \x01(\v2\x19.google.protobuf.DurationR\bcpuLimit\x12&\n" +
+	"\x0ffile_size_bytes\x18\x0e \x01(\x03R\rfileSizeBytes\x12\x1f\n" +
+	"\vstack_bytes\x18\x0f \x01(\x03R\n" +
+	"stackBytes\"`\n" +
 	"\tExecEvent\x12\x18\n" +
 	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x120\n" +
 	"\x06result\x18\x02 \x01(\v2\x16.podjail.v1.ExecResultH\x00R\x06resultB\a\n" +
@@ -1767,14 +2111,22 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x16KILL_REASON_WALL_LIMIT\x10\x02\x12\x1a\n" +
 	"\x16KILL_REASON_TIME_LIMIT\x10\x03\x12\x14\n" +
 	"\x10KILL_REASON_IDLE\x10\x04\x12\x15\n" +
-	"\x11KILL_REASON_OTHER\x10\x052\x93\x03\n" +
+	"\x11KILL_REASON_OTHER\x10\x05*N\n" +
+	"\tStdinFrom\x12\x13\n" +
+	"\x0fSTDIN_FROM_FILE\x10\x00\x12\x15\n" +
+	"\x11STDIN_FROM_STREAM\x10\x01\x12\x15\n" +
+	"\x11STDIN_FROM_UPLOAD\x10\x02*K\n" +
+	"\bStderrTo\x12\x15\n" +
+	"\x11STDERR_TO_NOTHING\x10\x00\x12\x14\n" +
+	"\x10STDERR_TO_STDOUT\x10\x01\x12\x12\n" +
+	"\x0eSTDERR_TO_FILE\x10\x022\x93\x03\n" +
 	"\aSandbox\x12Q\n" +
 	"\fCapabilities\x12\x1f.podjail.v1.CapabilitiesRequest\x1a .podjail.v1.CapabilitiesResponse\x12B\n" +
 	"\aCompile\x12\x1a.podjail.v1.CompileRequest\x1a\x1b.podjail.v1.CompileResponse\x126\n" +
 	"\x03Run\x12\x16.podjail.v1.RunRequest\x1a\x17.podjail.v1.RunResponse\x12B\n" +
 	"\aRelease\x12\x1a.podjail.v1.ReleaseRequest\x1a\x1b.podjail.v1.ReleaseResponse\x12;\n" +
 	"\x05Judge\x12\x18.podjail.v1.JudgeRequest\x1a\x16.podjail.v1.JudgeEvent0\x01\x128\n" +
-	"\x04Exec\x12\x17.podjail.v1.ExecRequest\x1a\x15.podjail.v1.ExecEvent0\x01BFZDgithub.com/podjail/podjail/plugin/sandbox/proto/podjail/v1;podjailv1b\x06proto3"
+	"\x04Exec\x12\x15.podjail.v1.ExecInput\x1a\x15.podjail.v1.ExecEvent(\x010\x01BFZDgithub.com/podjail/podjail/plugin/sandbox/proto/podjail/v1;podjailv1b\x06proto3"
 
 var (
 	file_podjail_v1_sandbox_proto_rawDescOnce sync.Once
@@ -1788,71 +2140,80 @@ func file_podjail_v1_sandbox_proto_rawDescGZIP() []byte {
 	return file_podjail_v1_sandbox_proto_rawDescData
 }
 
-var file_podjail_v1_sandbox_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_podjail_v1_sandbox_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_podjail_v1_sandbox_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_podjail_v1_sandbox_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_podjail_v1_sandbox_proto_goTypes = []any{
 	(Verdict)(0),                 // 0: podjail.v1.Verdict
 	(KillReason)(0),              // 1: podjail.v1.KillReason
-	(*CapabilitiesRequest)(nil),  // 2: podjail.v1.CapabilitiesRequest
-	(*CapabilitiesResponse)(nil), // 3: podjail.v1.CapabilitiesResponse
-	(*Language)(nil),             // 4: podjail.v1.Language
-	(*Host)(nil),                 // 5: podjail.v1.Host
-	(*CompileRequest)(nil),       // 6: podjail.v1.CompileRequest
-	(*Build)(nil),                // 7: podjail.v1.Build
-	(*CompileResponse)(nil),      // 8: podjail.v1.CompileResponse
-	(*Limits)(nil),               // 9: podjail.v1.Limits
-	(*RunRequest)(nil),           // 10: podjail.v1.RunRequest
-	(*RunResponse)(nil),          // 11: podjail.v1.RunResponse
-	(*ReleaseRequest)(nil),       // 12: podjail.v1.ReleaseRequest
-	(*ReleaseResponse)(nil),      // 13: podjail.v1.ReleaseResponse
-	(*JudgeRequest)(nil),         // 14: podjail.v1.JudgeRequest
-	(*JudgeEvent)(nil),           // 15: podjail.v1.JudgeEvent
-	(*TestResult)(nil),           // 16: podjail.v1.TestResult
-	(*JudgeResult)(nil),          // 17: podjail.v1.JudgeResult
-	(*ExecRequest)(nil),          // 18: podjail.v1.ExecRequest
-	(*ExecEvent)(nil),            // 19: podjail.v1.ExecEvent
-	(*ExecResult)(nil),           // 20: podjail.v1.ExecResult
-	(*durationpb.Duration)(nil),  // 21: google.protobuf.Duration
+	(StdinFrom)(0),               // 2: podjail.v1.StdinFrom
+	(StderrTo)(0),                // 3: podjail.v1.StderrTo
+	(*CapabilitiesRequest)(nil),  // 4: podjail.v1.CapabilitiesRequest
+	(*CapabilitiesResponse)(nil), // 5: podjail.v1.CapabilitiesResponse
+	(*Language)(nil),             // 6: podjail.v1.Language
+	(*Host)(nil),                 // 7: podjail.v1.Host
+	(*CompileRequest)(nil),       // 8: podjail.v1.CompileRequest
+	(*Build)(nil),                // 9: podjail.v1.Build
+	(*CompileResponse)(nil),      // 10: podjail.v1.CompileResponse
+	(*Limits)(nil),               // 11: podjail.v1.Limits
+	(*RunRequest)(nil),           // 12: podjail.v1.RunRequest
+	(*RunResponse)(nil),          // 13: podjail.v1.RunResponse
+	(*ReleaseRequest)(nil),       // 14: podjail.v1.ReleaseRequest
+	(*ReleaseResponse)(nil),      // 15: podjail.v1.ReleaseResponse
+	(*JudgeRequest)(nil),         // 16: podjail.v1.JudgeRequest
+	(*JudgeEvent)(nil),           // 17: podjail.v1.JudgeEvent
+	(*TestResult)(nil),           // 18: podjail.v1.TestResult
+	(*JudgeResult)(nil),          // 19: podjail.v1.JudgeResult
+	(*ExecInput)(nil),            // 20: podjail.v1.ExecInput
+	(*Bind)(nil),                 // 21: podjail.v1.Bind
+	(*ExecRequest)(nil),          // 22: podjail.v1.ExecRequest
+	(*ExecEvent)(nil),            // 23: podjail.v1.ExecEvent
+	(*ExecResult)(nil),           // 24: podjail.v1.ExecResult
+	(*durationpb.Duration)(nil),  // 25: google.protobuf.Duration
 }
 var file_podjail_v1_sandbox_proto_depIdxs = []int32{
-	4,  // 0: podjail.v1.CapabilitiesResponse.languages:type_name -> podjail.v1.Language
-	5,  // 1: podjail.v1.CapabilitiesResponse.host:type_name -> podjail.v1.Host
-	21, // 2: podjail.v1.Build.time:type_name -> google.protobuf.Duration
-	7,  // 3: podjail.v1.CompileResponse.build:type_name -> podjail.v1.Build
-	21, // 4: podjail.v1.Limits.time:type_name -> google.protobuf.Duration
-	21, // 5: podjail.v1.Limits.wall:type_name -> google.protobuf.Duration
-	9,  // 6: podjail.v1.RunRequest.limits:type_name -> podjail.v1.Limits
+	6,  // 0: podjail.v1.CapabilitiesResponse.languages:type_name -> podjail.v1.Language
+	7,  // 1: podjail.v1.CapabilitiesResponse.host:type_name -> podjail.v1.Host
+	25, // 2: podjail.v1.Build.time:type_name -> google.protobuf.Duration
+	9,  // 3: podjail.v1.CompileResponse.build:type_name -> podjail.v1.Build
+	25, // 4: podjail.v1.Limits.time:type_name -> google.protobuf.Duration
+	25, // 5: podjail.v1.Limits.wall:type_name -> google.protobuf.Duration
+	11, // 6: podjail.v1.RunRequest.limits:type_name -> podjail.v1.Limits
 	1,  // 7: podjail.v1.RunResponse.killed:type_name -> podjail.v1.KillReason
-	21, // 8: podjail.v1.RunResponse.time:type_name -> google.protobuf.Duration
-	21, // 9: podjail.v1.RunResponse.wall:type_name -> google.protobuf.Duration
-	16, // 10: podjail.v1.JudgeEvent.test:type_name -> podjail.v1.TestResult
-	17, // 11: podjail.v1.JudgeEvent.result:type_name -> podjail.v1.JudgeResult
+	25, // 8: podjail.v1.RunResponse.time:type_name -> google.protobuf.Duration
+	25, // 9: podjail.v1.RunResponse.wall:type_name -> google.protobuf.Duration
+	18, // 10: podjail.v1.JudgeEvent.test:type_name -> podjail.v1.TestResult
+	19, // 11: podjail.v1.JudgeEvent.result:type_name -> podjail.v1.JudgeResult
 	0,  // 12: podjail.v1.TestResult.verdict:type_name -> podjail.v1.Verdict
-	21, // 13: podjail.v1.TestResult.time:type_name -> google.protobuf.Duration
+	25, // 13: podjail.v1.TestResult.time:type_name -> google.protobuf.Duration
 	0,  // 14: podjail.v1.JudgeResult.verdict:type_name -> podjail.v1.Verdict
-	7,  // 15: podjail.v1.JudgeResult.build:type_name -> podjail.v1.Build
-	7,  // 16: podjail.v1.JudgeResult.checker_build:type_name -> podjail.v1.Build
-	9,  // 17: podjail.v1.ExecRequest.limits:type_name -> podjail.v1.Limits
-	20, // 18: podjail.v1.ExecEvent.result:type_name -> podjail.v1.ExecResult
-	11, // 19: podjail.v1.ExecResult.run:type_name -> podjail.v1.RunResponse
-	0,  // 20: podjail.v1.ExecResult.verdict:type_name -> podjail.v1.Verdict
-	2,  // 21: podjail.v1.Sandbox.Capabilities:input_type -> podjail.v1.CapabilitiesRequest
-	6,  // 22: podjail.v1.Sandbox.Compile:input_type -> podjail.v1.CompileRequest
-	10, // 23: podjail.v1.Sandbox.Run:input_type -> podjail.v1.RunRequest
-	12, // 24: podjail.v1.Sandbox.Release:input_type -> podjail.v1.ReleaseRequest
-	14, // 25: podjail.v1.Sandbox.Judge:input_type -> podjail.v1.JudgeRequest
-	18, // 26: podjail.v1.Sandbox.Exec:input_type -> podjail.v1.ExecRequest
-	3,  // 27: podjail.v1.Sandbox.Capabilities:output_type -> podjail.v1.CapabilitiesResponse
-	8,  // 28: podjail.v1.Sandbox.Compile:output_type -> podjail.v1.CompileResponse
-	11, // 29: podjail.v1.Sandbox.Run:output_type -> podjail.v1.RunResponse
-	13, // 30: podjail.v1.Sandbox.Release:output_type -> podjail.v1.ReleaseResponse
-	15, // 31: podjail.v1.Sandbox.Judge:output_type -> podjail.v1.JudgeEvent
-	19, // 32: podjail.v1.Sandbox.Exec:output_type -> podjail.v1.ExecEvent
-	27, // [27:33] is the sub-list for method output_type
-	21, // [21:27] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	9,  // 15: podjail.v1.JudgeResult.build:type_name -> podjail.v1.Build
+	9,  // 16: podjail.v1.JudgeResult.checker_build:type_name -> podjail.v1.Build
+	22, // 17: podjail.v1.ExecInput.request:type_name -> podjail.v1.ExecRequest
+	11, // 18: podjail.v1.ExecRequest.limits:type_name -> podjail.v1.Limits
+	21, // 19: podjail.v1.ExecRequest.binds:type_name -> podjail.v1.Bind
+	2,  // 20: podjail.v1.ExecRequest.stdin:type_name -> podjail.v1.StdinFrom
+	3,  // 21: podjail.v1.ExecRequest.stderr:type_name -> podjail.v1.StderrTo
+	25, // 22: podjail.v1.ExecRequest.cpu_limit:type_name -> google.protobuf.Duration
+	24, // 23: podjail.v1.ExecEvent.result:type_name -> podjail.v1.ExecResult
+	13, // 24: podjail.v1.ExecResult.run:type_name -> podjail.v1.RunResponse
+	0,  // 25: podjail.v1.ExecResult.verdict:type_name -> podjail.v1.Verdict
+	4,  // 26: podjail.v1.Sandbox.Capabilities:input_type -> podjail.v1.CapabilitiesRequest
+	8,  // 27: podjail.v1.Sandbox.Compile:input_type -> podjail.v1.CompileRequest
+	12, // 28: podjail.v1.Sandbox.Run:input_type -> podjail.v1.RunRequest
+	14, // 29: podjail.v1.Sandbox.Release:input_type -> podjail.v1.ReleaseRequest
+	16, // 30: podjail.v1.Sandbox.Judge:input_type -> podjail.v1.JudgeRequest
+	20, // 31: podjail.v1.Sandbox.Exec:input_type -> podjail.v1.ExecInput
+	5,  // 32: podjail.v1.Sandbox.Capabilities:output_type -> podjail.v1.CapabilitiesResponse
+	10, // 33: podjail.v1.Sandbox.Compile:output_type -> podjail.v1.CompileResponse
+	13, // 34: podjail.v1.Sandbox.Run:output_type -> podjail.v1.RunResponse
+	15, // 35: podjail.v1.Sandbox.Release:output_type -> podjail.v1.ReleaseResponse
+	17, // 36: podjail.v1.Sandbox.Judge:output_type -> podjail.v1.JudgeEvent
+	23, // 37: podjail.v1.Sandbox.Exec:output_type -> podjail.v1.ExecEvent
+	32, // [32:38] is the sub-list for method output_type
+	26, // [26:32] is the sub-list for method input_type
+	26, // [26:26] is the sub-list for extension type_name
+	26, // [26:26] is the sub-list for extension extendee
+	0,  // [0:26] is the sub-list for field type_name
 }
 
 func init() { file_podjail_v1_sandbox_proto_init() }
@@ -1868,7 +2229,11 @@ func file_podjail_v1_sandbox_proto_init() {
 		(*JudgeEvent_Test)(nil),
 		(*JudgeEvent_Result)(nil),
 	}
-	file_podjail_v1_sandbox_proto_msgTypes[17].OneofWrappers = []any{
+	file_podjail_v1_sandbox_proto_msgTypes[16].OneofWrappers = []any{
+		(*ExecInput_Request)(nil),
+		(*ExecInput_Stdin)(nil),
+	}
+	file_podjail_v1_sandbox_proto_msgTypes[19].OneofWrappers = []any{
 		(*ExecEvent_Stdout)(nil),
 		(*ExecEvent_Result)(nil),
 	}
@@ -1877,8 +2242,8 @@ func file_podjail_v1_sandbox_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_podjail_v1_sandbox_proto_rawDesc), len(file_podjail_v1_sandbox_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   19,
+			NumEnums:      4,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -47,6 +47,8 @@ const (
 //	FAILED_PRECONDITION  the host is unfit, an image is missing
 //	INVALID_ARGUMENT     a bad request: unknown language or handle, broken
 //	                     problem package, bad limits or input
+//	PERMISSION_DENIED    the caller may not ask this of the service (a
+//	                     host path from a caller of another user)
 //	INTERNAL             anything else
 //	CANCELLED, DEADLINE_EXCEEDED  the caller's context ended
 type SandboxClient interface {
@@ -68,11 +70,15 @@ type SandboxClient interface {
 	Judge(ctx context.Context, in *JudgeRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[JudgeEvent], error)
 	// Exec runs a command of an image in the service's storage once, in a
 	// fresh container under podjail's profile and the shim: what `podjail
-	// run` asks. It streams the program's stdout as it comes, then one final
-	// event with the result; nothing follows the result. However the program
-	// ended is a value. An image missing from the storage is
-	// INVALID_ARGUMENT here: the caller chose it.
-	Exec(ctx context.Context, in *ExecRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecEvent], error)
+	// run` and the isolate and omegajail fronts ask. The caller sends the
+	// request first, then the program's stdin when the request says so,
+	// and closes its side. The service streams the program's stdout as it
+	// comes, then one final event with the result; nothing follows the result. However the program ended is a
+	// value. An image missing from the storage is INVALID_ARGUMENT here: the
+	// caller chose it. Host paths (input_path, binds) are used with the
+	// service's rights, so only callers of the service's own user or root
+	// may name them: anyone else gets PERMISSION_DENIED.
+	Exec(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecInput, ExecEvent], error)
 }
 
 type sandboxClient struct {
@@ -142,24 +148,18 @@ func (c *sandboxClient) Judge(ctx context.Context, in *JudgeRequest, opts ...grp
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type Sandbox_JudgeClient = grpc.ServerStreamingClient[JudgeEvent]
 
-func (c *sandboxClient) Exec(ctx context.Context, in *ExecRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExecEvent], error) {
+func (c *sandboxClient) Exec(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[ExecInput, ExecEvent], error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	stream, err := c.cc.NewStream(ctx, &Sandbox_ServiceDesc.Streams[1], Sandbox_Exec_FullMethodName, cOpts...)
 	if err != nil {
 		return nil, err
 	}
-	x := &grpc.GenericClientStream[ExecRequest, ExecEvent]{ClientStream: stream}
-	if err := x.ClientStream.SendMsg(in); err != nil {
-		return nil, err
-	}
-	if err := x.ClientStream.CloseSend(); err != nil {
-		return nil, err
-	}
+	x := &grpc.GenericClientStream[ExecInput, ExecEvent]{ClientStream: stream}
 	return x, nil
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Sandbox_ExecClient = grpc.ServerStreamingClient[ExecEvent]
+type Sandbox_ExecClient = grpc.BidiStreamingClient[ExecInput, ExecEvent]
 
 // SandboxServer is the server API for Sandbox service.
 // All implementations must embed UnimplementedSandboxServer
@@ -178,6 +178,8 @@ type Sandbox_ExecClient = grpc.ServerStreamingClient[ExecEvent]
 //	FAILED_PRECONDITION  the host is unfit, an image is missing
 //	INVALID_ARGUMENT     a bad request: unknown language or handle, broken
 //	                     problem package, bad limits or input
+//	PERMISSION_DENIED    the caller may not ask this of the service (a
+//	                     host path from a caller of another user)
 //	INTERNAL             anything else
 //	CANCELLED, DEADLINE_EXCEEDED  the caller's context ended
 type SandboxServer interface {
@@ -199,11 +201,15 @@ type SandboxServer interface {
 	Judge(*JudgeRequest, grpc.ServerStreamingServer[JudgeEvent]) error
 	// Exec runs a command of an image in the service's storage once, in a
 	// fresh container under podjail's profile and the shim: what `podjail
-	// run` asks. It streams the program's stdout as it comes, then one final
-	// event with the result; nothing follows the result. However the program
-	// ended is a value. An image missing from the storage is
-	// INVALID_ARGUMENT here: the caller chose it.
-	Exec(*ExecRequest, grpc.ServerStreamingServer[ExecEvent]) error
+	// run` and the isolate and omegajail fronts ask. The caller sends the
+	// request first, then the program's stdin when the request says so,
+	// and closes its side. The service streams the program's stdout as it
+	// comes, then one final event with the result; nothing follows the result. However the program ended is a
+	// value. An image missing from the storage is INVALID_ARGUMENT here: the
+	// caller chose it. Host paths (input_path, binds) are used with the
+	// service's rights, so only callers of the service's own user or root
+	// may name them: anyone else gets PERMISSION_DENIED.
+	Exec(grpc.BidiStreamingServer[ExecInput, ExecEvent]) error
 	mustEmbedUnimplementedSandboxServer()
 }
 
@@ -229,7 +235,7 @@ func (UnimplementedSandboxServer) Release(context.Context, *ReleaseRequest) (*Re
 func (UnimplementedSandboxServer) Judge(*JudgeRequest, grpc.ServerStreamingServer[JudgeEvent]) error {
 	return status.Error(codes.Unimplemented, "method Judge not implemented")
 }
-func (UnimplementedSandboxServer) Exec(*ExecRequest, grpc.ServerStreamingServer[ExecEvent]) error {
+func (UnimplementedSandboxServer) Exec(grpc.BidiStreamingServer[ExecInput, ExecEvent]) error {
 	return status.Error(codes.Unimplemented, "method Exec not implemented")
 }
 func (UnimplementedSandboxServer) mustEmbedUnimplementedSandboxServer() {}
@@ -337,15 +343,11 @@ func _Sandbox_Judge_Handler(srv interface{}, stream grpc.ServerStream) error {
 type Sandbox_JudgeServer = grpc.ServerStreamingServer[JudgeEvent]
 
 func _Sandbox_Exec_Handler(srv interface{}, stream grpc.ServerStream) error {
-	m := new(ExecRequest)
-	if err := stream.RecvMsg(m); err != nil {
-		return err
-	}
-	return srv.(SandboxServer).Exec(m, &grpc.GenericServerStream[ExecRequest, ExecEvent]{ServerStream: stream})
+	return srv.(SandboxServer).Exec(&grpc.GenericServerStream[ExecInput, ExecEvent]{ServerStream: stream})
 }
 
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
-type Sandbox_ExecServer = grpc.ServerStreamingServer[ExecEvent]
+type Sandbox_ExecServer = grpc.BidiStreamingServer[ExecInput, ExecEvent]
 
 // Sandbox_ServiceDesc is the grpc.ServiceDesc for Sandbox service.
 // It's only intended for direct use with grpc.RegisterService,
@@ -381,6 +383,7 @@ var Sandbox_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "Exec",
 			Handler:       _Sandbox_Exec_Handler,
 			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "podjail/v1/sandbox.proto",
