@@ -8,6 +8,10 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/podjail/podjail/bindings"
 )
 
 // Warm keeps, for requests that come again with the same shape (image,
@@ -43,8 +47,12 @@ type warmRun struct {
 	after  <-chan struct{} // arming starts once it is closed (nil: at once)
 	armed  *Armed
 	err    error
-	input  string // its own input file, mounted read-only
+	input  string   // its own input file, mounted read-only
+	stderr string   // its own stderr file, when the shape has one
+	dirs   []string // its own directories for the writable binds, in order
 	output *lateWriter
+	copied []map[string]entryState // what went into dirs, per dir
+	ahead  bool                    // arming began before its caller came
 }
 
 // Limits of what Warm holds: runs armed at once (one per shape), and how
@@ -61,10 +69,14 @@ func NewWarm(r *Runner, dir string) *Warm {
 }
 
 // Run runs req as Runner.Run does, taking the run armed for its shape if
-// there is one, and arms the next one for that shape. A request that
-// streams stdin, can be stopped, prepares or collects files (a build:
-// copying into a running container costs Podman more than the start it
-// would save) or names a stderr file runs cold.
+// there is one, and arms the next one for that shape. The armed run has
+// files and directories of its own where req names the caller's: the
+// input, the stderr file and the writable binds are copied in before the
+// go, and the stderr and what the program changed in the binds are copied
+// back after it ended (exchange.go). A request that streams stdin, can be
+// stopped, or prepares or collects files (a build: copying into a running
+// container costs Podman more than the start it would save) runs cold, and
+// so does one whose writable bind holds a named pipe.
 func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err := ctx.Err(); err != nil {
 		return RunResult{Image: req.Image}, err
@@ -96,11 +108,81 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		w.release(run)
 		return RunResult{Image: req.Image}, err
 	}
+	if err := run.exchangeIn(req); err != nil {
+		w.release(run)
+		if errors.Is(err, errNotCopyable) {
+			w.r.log().Debug("running cold: a directory cannot be copied", "why", err)
+			return w.r.Run(ctx, req)
+		}
+		return RunResult{Image: req.Image}, err
+	}
+	w.r.log().Debug("running armed", "ahead", run.ahead, "image", req.Image, "copied_dirs", len(run.dirs))
 	run.output.set(req.Output)
 	res, err := run.armed.Fire(ctx)
+	if xerr := run.exchangeOut(context.WithoutCancel(ctx), req); xerr != nil && err == nil {
+		err = fmt.Errorf("giving back what the run wrote: %w", xerr)
+	}
 	close(run.done)
 	w.afterwards(run)
 	return res, err
+}
+
+// exchangeIn copies the caller's writable directories into the run's own.
+func (run *warmRun) exchangeIn(req RunRequest) error {
+	for i, b := range writableBinds(req) {
+		in, err := copyIn(run.dirs[i], b.Source)
+		if err != nil {
+			return err
+		}
+		run.copied = append(run.copied, in)
+	}
+	return nil
+}
+
+// exchangeOut gives the caller what the program changed in the run's
+// directories and appends its stderr to the caller's file, once the
+// program ended.
+func (run *warmRun) exchangeOut(ctx context.Context, req RunRequest) error {
+	var errs []error
+	if len(run.dirs) > 0 {
+		// Made by the sandbox's uid: a rootless service could not read it.
+		errs = append(errs, HandBack(ctx, run.dirs))
+	}
+	for i, b := range writableBinds(req) {
+		if i < len(run.copied) {
+			errs = append(errs, copyBack(b.Source, run.dirs[i], run.copied[i]))
+		}
+	}
+	if req.StderrFile != "" {
+		errs = append(errs, appendFile(req.StderrFile, run.stderr))
+	}
+	return errors.Join(errs...)
+}
+
+// writableBinds are the binds a warm run exchanges, in order.
+func writableBinds(req RunRequest) []bindings.Bind {
+	var out []bindings.Bind
+	for _, b := range req.Binds {
+		if b.Writable {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// appendFile appends what src holds to dst, an existing file.
+func appendFile(dst, src string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_APPEND|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
 }
 
 // take claims the run armed (or being armed) for key and arms the next
@@ -131,6 +213,8 @@ func (w *Warm) take(ctx context.Context, key string, req RunRequest) *warmRun {
 	}
 	if claimed == nil {
 		claimed = w.armLocked(ctx, req, nil)
+	} else {
+		claimed.ahead = true
 	}
 	s.next = w.armLocked(ctx, req, claimed.done)
 	w.expire(key, s, s.next)
@@ -148,21 +232,62 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 		if after != nil {
 			<-after
 		}
-		f, err := os.CreateTemp(w.dir, "podjail-warm-input-")
-		if err == nil {
-			run.input = f.Name()
-			err = errors.Join(f.Chmod(0o644), f.Close())
-		}
-		if err != nil {
-			run.err = err
+		req := req
+		if run.err = run.makeOwnFiles(w.dir, &req); run.err != nil {
 			return
 		}
-		req := req
 		req.InputFile, req.Output = run.input, run.output
 		// Armed for a caller that comes later: not bound to this one.
 		run.armed, run.err = w.r.Arm(context.WithoutCancel(ctx), req)
 	}()
 	return run
+}
+
+// makeOwnFiles makes the run's own input file and, where req names the
+// caller's, its own stderr file and directories, and points req at them.
+func (run *warmRun) makeOwnFiles(dir string, req *RunRequest) error {
+	f, err := os.CreateTemp(dir, "podjail-warm-input-")
+	if err != nil {
+		return err
+	}
+	run.input = f.Name()
+	if err := errors.Join(f.Chmod(0o644), f.Close()); err != nil {
+		return err
+	}
+	if req.StderrFile != "" {
+		f, err := os.CreateTemp(dir, "podjail-warm-stderr-")
+		if err != nil {
+			return err
+		}
+		run.stderr = f.Name()
+		// The shim opens it as the container's root (see StderrFile).
+		if err := errors.Join(f.Chmod(0o666), f.Close()); err != nil {
+			return err
+		}
+		req.StderrFile = run.stderr
+	}
+	req.Binds = append([]bindings.Bind(nil), req.Binds...)
+	for i, b := range req.Binds {
+		if !b.Writable {
+			continue
+		}
+		d, err := os.MkdirTemp(dir, "podjail-warm-dir-")
+		if err != nil {
+			return err
+		}
+		run.dirs = append(run.dirs, d)
+		req.Binds[i].Source = d
+	}
+	return nil
+}
+
+// removeOwnFiles removes what makeOwnFiles made.
+func (run *warmRun) removeOwnFiles() {
+	for _, p := range append([]string{run.input, run.stderr}, run.dirs...) {
+		if p != "" {
+			_ = os.RemoveAll(p)
+		}
+	}
 }
 
 // arming says whether run is being armed or armed, rather than waiting for
@@ -221,9 +346,7 @@ func (w *Warm) discard(run *warmRun) {
 	if run.armed != nil {
 		run.armed.Discard(context.Background())
 	}
-	if run.input != "" {
-		_ = os.Remove(run.input)
-	}
+	run.removeOwnFiles()
 }
 
 // afterwards removes the input file once the fired run's container is
@@ -232,7 +355,7 @@ func (w *Warm) afterwards(run *warmRun) {
 	go func() {
 		defer w.busy.Done()
 		<-run.armed.Done()
-		_ = os.Remove(run.input)
+		run.removeOwnFiles()
 	}()
 }
 
@@ -273,10 +396,19 @@ func (w *Warm) Close(ctx context.Context) error {
 // warmKey is req's shape: everything but the input and the output's
 // destination. ok is false for requests Warm does not take.
 func warmKey(req RunRequest) (key string, ok bool) {
-	if req.StdinStream != nil || req.Stop != nil || req.Prepare != nil || req.Collect != nil || req.StderrFile != "" {
+	if req.StdinStream != nil || req.Stop != nil || req.Prepare != nil || req.Collect != nil {
 		return "", false
 	}
 	req.InputFile, req.Output = "", nil
+	if req.StderrFile != "" {
+		req.StderrFile = "(the caller's)"
+	}
+	req.Binds = append([]bindings.Bind(nil), req.Binds...)
+	for i := range req.Binds {
+		if req.Binds[i].Writable {
+			req.Binds[i].Source = "(the caller's)"
+		}
+	}
 	return fmt.Sprintf("%#v", req), true
 }
 

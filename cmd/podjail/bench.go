@@ -53,6 +53,11 @@ type benchReport struct {
 	PodjailRunServiceFirst      time.Duration `json:"podjail_run_service_first_ns,omitempty"`
 	PodjailRunServiceBackToBack time.Duration `json:"podjail_run_service_back_to_back_ns,omitempty"`
 	PodjailRunService           time.Duration `json:"podjail_run_service_ns,omitempty"`
+	// IsolateRun is the median wall time of a whole `isolate --run`
+	// through the isolate front in process; IsolateRunService through the
+	// service, each call after a pause. Zero: not measured (no --service).
+	IsolateRun        time.Duration `json:"isolate_run_ns,omitempty"`
+	IsolateRunService time.Duration `json:"isolate_run_service_ns,omitempty"`
 	// BuildLang is the language of the timed builds of a trivial program
 	// (--build-lang); BuildInProcess their median in the caller's process,
 	// BuildService through the service (what arming builds ahead would
@@ -178,6 +183,10 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			return fail(exitFailure, err)
 		}
 		if rep.PodjailRunService, err = medianWallPaused(ctx, *repeat, benchPause(rep.PodmanRun), self, viaService...); err != nil {
+			return fail(exitFailure, err)
+		}
+		say("timing %d × `isolate --run` in process and %d × through the service (after a pause of %s each)", *repeat, *repeat, benchPause(rep.PodmanRun))
+		if rep.IsolateRun, rep.IsolateRunService, err = benchIsolate(ctx, self, *image, *service, []string{*program}, *repeat, benchPause(rep.PodmanRun)); err != nil {
 			return fail(exitFailure, err)
 		}
 	}
@@ -399,6 +408,8 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(w, "podjail run through the service, first %10s  %.2f × (armed when asked)\n", ms(r.PodjailRunServiceFirst), r.PodjailRunServiceFirst.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "  again, back to back (median)  %10s  %.2f × (each while the last is removed and its own armed)\n", ms(r.PodjailRunServiceBackToBack), r.PodjailRunServiceBackToBack.Seconds()/r.PodmanRun.Seconds())
 		fmt.Fprintf(w, "  again, after a pause (median) %10s  %.2f × (armed ahead by the service)\n", ms(r.PodjailRunService), r.PodjailRunService.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "isolate --run in process (median) %8s  %.2f ×\n", ms(r.IsolateRun), r.IsolateRun.Seconds()/r.PodmanRun.Seconds())
+		fmt.Fprintf(w, "  through the service, after a pause (median) %s  %.2f × (armed ahead, the box copied in and back)\n", ms(r.IsolateRunService), r.IsolateRunService.Seconds()/r.PodmanRun.Seconds())
 	}
 	if r.BuildInProcess > 0 {
 		fmt.Fprintf(w, "build of a trivial %s program, in process (median) %10s  %.2f ×\n", r.BuildLang, ms(r.BuildInProcess), r.BuildInProcess.Seconds()/r.PodmanRun.Seconds())

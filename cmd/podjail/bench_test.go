@@ -3,6 +3,7 @@ package main
 import (
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +15,8 @@ import (
 // test at a time and on every core, and the 1 s burner's reported/bare
 // ratio with P = 1 and P = 2, a runner's setup in process against
 // reaching a running `podjail serve`, `podjail run` through it (first,
-// back to back, after a pause) and a C build in process and through it. The targets are read from its
+// back to back, after a pause), `isolate --run` through the isolate front
+// in process and through it, and a C build in process and through it. The targets are read from its
 // output, never asserted on time; what is asserted is that it ran and
 // every judge it made was AC (bench fails otherwise).
 func TestPodjailBench(t *testing.T) {
@@ -25,6 +27,9 @@ func TestPodjailBench(t *testing.T) {
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")
+	}
+	if !strings.Contains(r.stdout, "isolate --run in process") || !strings.Contains(r.stdout, "through the service, after a pause") {
+		t.Error("the bench did not time isolate --run in process and through the service")
 	}
 	// The service keeps a run armed ahead until it stops.
 	if code, log := stop(); code != 0 {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"sort"
@@ -72,7 +70,7 @@ func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout,
 		}
 		return isolate.ExitOK
 	case isolate.ModeRun:
-		meta, err := isolateRun(ctx, cmd, root, stdin, stdout, log)
+		meta, err := isolateRun(ctx, cmd, root, stdin, stdout, stderr, log)
 		if err != nil {
 			meta = isolate.Failed(err.Error())
 			fmt.Fprintf(stderr, "%v\n", err)
@@ -201,7 +199,20 @@ func stderrFile(p string) error {
 	return f.Chmod(0o666)
 }
 
-func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.Reader, stdout io.Writer, log hclog.Logger) (isolate.Meta, error) {
+// stderrTemp makes an empty file for a program's stderr, writable by the
+// container's root (see stderrFile).
+func stderrTemp() (*os.File, error) {
+	f, err := os.CreateTemp("", "podjail-stderr-")
+	if err == nil {
+		err = f.Chmod(0o666)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("a file for the program's stderr: %w", err)
+	}
+	return f, nil
+}
+
+func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.Reader, stdout, stderr io.Writer, log hclog.Logger) (isolate.Meta, error) {
 	box := filepath.Join(isolate.BoxDir(root, cmd.BoxID), isolate.BoxSubdir)
 	if _, err := os.Stat(box); err != nil {
 		return isolate.Meta{}, fmt.Errorf("box %d is not initialized (run --init): %v", cmd.BoxID, err)
@@ -304,16 +315,19 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		}
 		run.StderrFile = errPath
 	}
-	shimPath, err := findShim("")
-	if err != nil || shimPath == "" {
-		return isolate.Meta{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
+	if !run.StderrToStdout && run.StderrFile == "" {
+		// isolate's program writes to isolate's own stderr (Judge0 shows
+		// it): kept in a file meanwhile, passed on once it ended.
+		f, err := stderrTemp()
+		if err != nil {
+			return isolate.Meta{}, err
+		}
+		defer os.Remove(f.Name())
+		defer f.Close()
+		run.StderrFile = f.Name()
+		defer io.Copy(stderr, f)
 	}
-	runner, err := newRunner(ctx, "", shimPath, log)
-	if err != nil {
-		return isolate.Meta{}, err
-	}
-	defer runner.Close(context.WithoutCancel(ctx))
-	res, err := runner.Run(ctx, run)
+	res, err := frontRun(ctx, run, log)
 	// As isolate does after every run: the caller gets back what the
 	// program made (Judge0 chmods and removes it, CMS reads and deletes).
 	var writable []string
@@ -322,7 +336,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 			writable = append(writable, m.Source)
 		}
 	}
-	if herr := handBack(context.WithoutCancel(ctx), writable); herr != nil {
+	if herr := plugin.HandBack(context.WithoutCancel(ctx), writable); herr != nil {
 		log.Warn("could not give the sandbox's files back", "error", herr)
 	}
 	var shimErr *plugin.ShimError
@@ -396,30 +410,6 @@ func writeIsolateMeta(file string, stdout io.Writer, m isolate.Meta) error {
 	return isolate.WriteMeta(w, m)
 }
 
-// handBack gives the caller what the program (65534, or a subordinate uid
-// rootless) left under dirs. Root chowns it; a rootless user's own
-// namespace does (podman unshare, where the user is uid 0), and only when
-// something is not the user's already.
-func handBack(ctx context.Context, dirs []string) error {
-	uid := os.Geteuid()
-	foreign, err := isolate.ForeignOwned(dirs, uid)
-	if err != nil || !foreign {
-		return err
-	}
-	if uid == 0 {
-		return isolate.ChownTree(dirs, 0, os.Getegid())
-	}
-	podman, err := exec.LookPath("podman")
-	if err != nil {
-		podman = "/usr/bin/podman"
-	}
-	args := append([]string{"unshare", "chown", "-R", "-h", "0:0", "--"}, dirs...)
-	if out, err := exec.CommandContext(ctx, podman, args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("podman unshare chown: %v: %s", err, bytes.TrimSpace(out))
-	}
-	return nil
-}
-
 // handBackBox is handBack for a whole box before --init or --cleanup
 // removes it; a box that is not there is nothing to do.
 func handBackBox(ctx context.Context, root string, id int, log hclog.Logger) {
@@ -427,7 +417,7 @@ func handBackBox(ctx context.Context, root string, id int, log hclog.Logger) {
 	if _, err := os.Lstat(dir); err != nil {
 		return
 	}
-	if err := handBack(ctx, []string{dir}); err != nil {
+	if err := plugin.HandBack(ctx, []string{dir}); err != nil {
 		log.Warn("could not take the box back before removing it", "box", dir, "error", err)
 	}
 }

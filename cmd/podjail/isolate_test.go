@@ -20,16 +20,32 @@ import (
 // and Judge0 exec it, with boxes under root.
 func isolateAs(t *testing.T, env hosttest.Env, root string, stdin []byte, args ...string) cmdResult {
 	t.Helper()
+	return isolateWith(t, env, root, nil, stdin, args...)
+}
+
+// isolateWith is isolateAs with extra NAME=VALUE environment entries. Its
+// stdin is a file holding stdin, as Judge0's shell redirection gives.
+func isolateWith(t *testing.T, env hosttest.Env, root string, extra []string, stdin []byte, args ...string) cmdResult {
+	t.Helper()
 	bin := filepath.Join(t.TempDir(), "isolate")
 	if err := os.Symlink(env.Podjail, bin); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append(os.Environ(), "PODJAIL_ISOLATE_ROOT="+root)
-	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Env = append(append(os.Environ(), "PODJAIL_ISOLATE_ROOT="+root), extra...)
+	in := filepath.Join(t.TempDir(), "stdin")
+	if err := os.WriteFile(in, stdin, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd.Stdin = f
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
+	err = cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -60,6 +76,13 @@ func readMeta(t *testing.T, path string) map[string]string {
 // fixtures): init, compile with g++, chmod, evaluate, cleanup.
 func TestIsolateReplaysCMS(t *testing.T) {
 	env := hosttest.Podman(t)
+	replayCMS(t, env, nil)
+	assertNothingLeft(t, env, "")
+}
+
+// replayCMS is TestIsolateReplaysCMS with extra environment entries for
+// the front (PODJAIL_SERVICE).
+func replayCMS(t *testing.T, env hosttest.Env, extra []string) {
 	root := t.TempDir()
 	outer := t.TempDir()
 	home := filepath.Join(outer, "home")
@@ -75,7 +98,7 @@ func TestIsolateReplaysCMS(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--init"); r.code != 0 || strings.TrimSpace(r.stdout) != filepath.Join(root, "1000") {
+	if r := isolateWith(t, env, root, extra, nil, "--box-id=1000", "--cg", "--init"); r.code != 0 || strings.TrimSpace(r.stdout) != filepath.Join(root, "1000") {
 		t.Fatalf("init: exit %d, printed %q", r.code, r.stdout)
 	}
 	common := []string{"--cg", "--box-id=1000", "--chdir=/tmp", "--dir=/tmp=" + home + ":rw", "--dir=/dev/shm:tmp",
@@ -84,7 +107,7 @@ func TestIsolateReplaysCMS(t *testing.T) {
 		"--stdout=/tmp/compilation_stdout_0.txt", "--processes=1000", "--stderr=/tmp/compilation_stderr_0.txt",
 		"--time=30", "--wall-time=90", "--meta="+outer+"/run.meta.0", "--run",
 		"--", "/usr/bin/g++", "-DEVAL", "-std=gnu++17", "-O2", "-pipe", "-static", "-s", "-o", "batch", "batch.cpp")
-	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
+	if r := isolateWith(t, env, root, extra, nil, compile...); r.code != 0 {
 		t.Fatalf("compile: exit %d", r.code)
 	}
 	if m := readMeta(t, outer+"/run.meta.0"); m["status"] != "" || m["exitcode"] != "0" {
@@ -92,13 +115,13 @@ func TestIsolateReplaysCMS(t *testing.T) {
 	}
 	// The files CMS put there are not the sandbox user's: as under
 	// isolate, chmod changes what it can and exits 1 for the rest.
-	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--dir=/tmp="+home+":rw", "--run", "--", "/bin/chmod", "777", "-R", "/tmp"); r.code > 1 {
+	if r := isolateWith(t, env, root, extra, nil, "--box-id=1000", "--cg", "--dir=/tmp="+home+":rw", "--run", "--", "/bin/chmod", "777", "-R", "/tmp"); r.code > 1 {
 		t.Fatalf("chmod: exit %d, a sandbox error", r.code)
 	}
 	evaluate := append(append([]string{}, common...), "--env=HOME=/tmp", "--fsize=1048576", "--stdin=/tmp/input.txt",
 		"--cg-mem=262144", "--stdout=/tmp/output.txt", "--processes=1", "--stderr=/tmp/stderr.txt",
 		"--time=1", "--wall-time=3", "--meta="+outer+"/run.meta.1", "--run", "--", "./batch")
-	if r := isolateAs(t, env, root, nil, evaluate...); r.code != 0 {
+	if r := isolateWith(t, env, root, extra, nil, evaluate...); r.code != 0 {
 		t.Fatalf("evaluate: exit %d", r.code)
 	}
 	m := readMeta(t, outer+"/run.meta.1")
@@ -113,7 +136,7 @@ func TestIsolateReplaysCMS(t *testing.T) {
 		t.Fatal(err)
 	}
 	// isolate exits 1 when the program fails; CMS reads the meta.
-	if r := isolateAs(t, env, root, nil, compile...); r.code != 1 {
+	if r := isolateWith(t, env, root, extra, nil, compile...); r.code != 1 {
 		t.Fatalf("compile of a syntax error: exit %d, want 1", r.code)
 	}
 	if m := readMeta(t, outer+"/run.meta.0"); m["status"] != "RE" {
@@ -122,13 +145,12 @@ func TestIsolateReplaysCMS(t *testing.T) {
 	if msg, _ := os.ReadFile(filepath.Join(home, "compilation_stderr_0.txt")); !strings.Contains(string(msg), "error") {
 		t.Errorf("compilation_stderr_0.txt lacks the compiler's message: %q", msg)
 	}
-	if r := isolateAs(t, env, root, nil, "--box-id=1000", "--cg", "--cleanup"); r.code != 0 {
+	if r := isolateWith(t, env, root, extra, nil, "--box-id=1000", "--cg", "--cleanup"); r.code != 0 {
 		t.Fatalf("cleanup: exit %d", r.code)
 	}
 	if _, err := os.Stat(filepath.Join(root, "1000")); err == nil {
 		t.Error("the box is still there after --cleanup")
 	}
-	assertNothingLeft(t, env, "")
 }
 
 // TestIsolateReplaysJudge0 issues Judge0's sequence (app/jobs/isolate_job.rb):
@@ -136,9 +158,16 @@ func TestIsolateReplaysCMS(t *testing.T) {
 // and a time limit exceeded, then cleanup.
 func TestIsolateReplaysJudge0(t *testing.T) {
 	env := hosttest.Podman(t)
+	replayJudge0(t, env, nil)
+	assertNothingLeft(t, env, "")
+}
+
+// replayJudge0 is TestIsolateReplaysJudge0 with extra environment entries
+// for the front (PODJAIL_SERVICE).
+func replayJudge0(t *testing.T, env hosttest.Env, extra []string) {
 	root := t.TempDir()
 	_ = os.Chmod(root, 0o777)
-	r := isolateAs(t, env, root, nil, "--cg", "-b", "42", "--init")
+	r := isolateWith(t, env, root, extra, nil, "--cg", "-b", "42", "--init")
 	box := strings.TrimSpace(r.stdout)
 	if r.code != 0 || box == "" {
 		t.Fatalf("init: exit %d", r.code)
@@ -148,6 +177,7 @@ func TestIsolateReplaysJudge0(t *testing.T) {
 		"compile.sh": "/usr/bin/g++ -O2 -static -o a.out main.cpp\n",
 		"run.sh":     "./a.out\n",
 		"spin.sh":    "while :; do :; done\n",
+		"warn.sh":    "echo a warning on stderr >&2\n",
 	}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(box, "box", name), []byte(data), 0o666); err != nil {
@@ -160,7 +190,7 @@ func TestIsolateReplaysJudge0(t *testing.T) {
 	compile := append(append([]string{"--cg", "-s", "-b", "42", "-M", meta, "--stderr-to-stdout",
 		"-i", "/dev/null", "-t", "30.0", "-x", "0", "-w", "60.0", "-k", "128000",
 		"-p120", "--cg-timing", "--cg-mem=512000", "-f", "4096"}, j0Env...), "--run", "--", "/bin/bash", "compile.sh")
-	if r := isolateAs(t, env, root, nil, compile...); r.code != 0 {
+	if r := isolateWith(t, env, root, extra, nil, compile...); r.code != 0 {
 		t.Fatalf("compile: exit %d", r.code)
 	}
 	// A compile error: Judge0 reads it from --stderr-to-stdout.
@@ -171,35 +201,115 @@ func TestIsolateReplaysJudge0(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken := append(append([]string{}, compile[:len(compile)-1]...), "compile_broken.sh")
-	if r := isolateAs(t, env, root, nil, broken...); r.code != 1 || !strings.Contains(r.stdout, "error") {
+	if r := isolateWith(t, env, root, extra, nil, broken...); r.code != 1 || !strings.Contains(r.stdout, "error") {
 		t.Errorf("compile of a syntax error: exit %d, stdout %q; want exit 1 and the compiler's message", r.code, r.stdout)
 	}
-	run := func(script, limit string) (cmdResult, map[string]string) {
+	run := func(script, limit, input string) (cmdResult, map[string]string) {
 		args := append(append([]string{"--cg", "-s", "-b", "42", "-M", meta, "-t", limit, "-x", "1.0", "-w", "10.0",
 			"-k", "64000", "-p60", "--cg-timing", "--cg-mem=128000", "-f", "1024"}, j0Env...), "--run", "--", "/bin/bash", script)
-		r := isolateAs(t, env, root, []byte("19 23\n"), args...)
+		r := isolateWith(t, env, root, extra, []byte(input), args...)
 		return r, readMeta(t, meta)
 	}
-	if r, m := run("run.sh", "5.0"); r.code != 0 || r.stdout != "42\n" || m["exitcode"] != "0" {
+	if r, m := run("run.sh", "5.0", "19 23\n"); r.code != 0 || r.stdout != "42\n" || m["exitcode"] != "0" {
 		t.Fatalf("run: exit %d, stdout %q, meta %v", r.code, r.stdout, m)
 	}
-	if r, m := run("spin.sh", "0.5"); r.code != 1 || m["status"] != "TO" {
+	// The next test's run, as Judge0 runs every test: another input (a
+	// service has this one armed ahead). The program's stderr is Judge0's
+	// stderr file, as under isolate.
+	if r, m := run("run.sh", "5.0", "1 2\n"); r.code != 0 || r.stdout != "3\n" || m["exitcode"] != "0" {
+		t.Fatalf("second run: exit %d, stdout %q, meta %v", r.code, r.stdout, m)
+	}
+	if r, _ := run("warn.sh", "5.0", ""); r.code != 0 || !strings.Contains(r.stderr, "a warning on stderr") {
+		t.Errorf("the program's stderr: exit %d, stderr %q; want it on isolate's stderr", r.code, r.stderr)
+	}
+	if r, m := run("spin.sh", "0.5", ""); r.code != 1 || m["status"] != "TO" {
 		t.Fatalf("spinner: exit %d, meta %v; want exit 1 and status TO", r.code, m)
 	}
 	// A program that cannot be executed is RE 127, as isolate's failed
 	// execve; Judge0 maps it to a runtime error, not an internal one.
-	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "42", "-M", meta, "--run", "--", "./nothere")
+	r = isolateWith(t, env, root, extra, nil, "--cg", "-s", "-b", "42", "-M", meta, "--run", "--", "./nothere")
 	if m := readMeta(t, meta); r.code != 1 || m["status"] != "RE" || m["exitcode"] != "127" {
 		t.Errorf("a missing program: exit %d, meta %v; want exit 1, RE, exitcode 127", r.code, m)
 	}
 	// Judge0 serves `isolate --version` at GET /isolate.
-	if r := isolateAs(t, env, root, nil, "--version"); r.code != 0 || !strings.Contains(r.stdout, "podjail") {
+	if r := isolateWith(t, env, root, extra, nil, "--version"); r.code != 0 || !strings.Contains(r.stdout, "podjail") {
 		t.Errorf("--version: exit %d, %q", r.code, r.stdout)
 	}
-	if r := isolateAs(t, env, root, nil, "--cg", "-b", "42", "--cleanup"); r.code != 0 {
+	if r := isolateWith(t, env, root, extra, nil, "--cg", "-b", "42", "--cleanup"); r.code != 0 {
 		t.Fatalf("cleanup: exit %d", r.code)
 	}
+}
+
+// TestIsolateThroughService replays CMS and Judge0 with a podjail service
+// up ($PODJAIL_SERVICE): the same results as in process. A run that comes
+// again with the same shape is taken armed ahead, its box copied in and
+// what the program changed copied back: made, changed and removed files,
+// the caller's own afterwards. The service's log says runs were armed.
+func TestIsolateThroughService(t *testing.T) {
+	env := hosttest.Podman(t)
+	sock, stop := startService(t, env, "--drain", "2s")
+	extra := []string{"PODJAIL_SERVICE=" + sock}
+	t.Run("CMS", func(t *testing.T) { replayCMS(t, env, extra) })
+	t.Run("Judge0", func(t *testing.T) { replayJudge0(t, env, extra) })
+
+	root := t.TempDir()
+	_ = os.Chmod(root, 0o777)
+	if r := isolateWith(t, env, root, extra, nil, "-b", "7", "--init"); r.code != 0 {
+		t.Fatalf("init: exit %d", r.code)
+	}
+	box := filepath.Join(root, "7", "box")
+	script := "n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count; rm -f gone; mkdir -p d; echo made > d/made"
+	for i := 1; i <= 3; i++ {
+		if err := os.WriteFile(filepath.Join(box, "gone"), []byte("x"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if r := isolateWith(t, env, root, extra, nil, "-b", "7", "-s", "--run", "--", "/bin/sh", "-c", script); r.code != 0 {
+			t.Fatalf("run %d: exit %d", i, r.code)
+		}
+		count, _ := os.ReadFile(filepath.Join(box, "count"))
+		made, _ := os.ReadFile(filepath.Join(box, "d", "made"))
+		_, goneErr := os.Lstat(filepath.Join(box, "gone"))
+		if strings.TrimSpace(string(count)) != strconv.Itoa(i) || string(made) != "made\n" || !os.IsNotExist(goneErr) {
+			t.Errorf("after run %d: count %q, d/made %q, gone %v; want %d, made, removed", i, count, made, goneErr, i)
+		}
+		if p := notMine(t, box); p != "" {
+			t.Errorf("after run %d: %s is not the caller's", i, p)
+		}
+	}
+	if r := isolateWith(t, env, root, extra, nil, "-b", "7", "--cleanup"); r.code != 0 {
+		t.Fatalf("cleanup: exit %d", r.code)
+	}
+	code, log := stop()
+	armed := strings.Count(log, "ahead=true")
+	t.Logf("service: exit %d, %d runs armed ahead", code, armed)
+	// CMS's second compile, Judge0's second run, and the last two here.
+	if code != 0 || armed < 4 {
+		t.Errorf("service: exit %d, %d runs taken armed ahead, want 0 and at least 4\n%s", code, armed, log)
+	}
 	assertNothingLeft(t, env, "")
+}
+
+// notMine is the first path under dir that is not this user's, "" if none.
+func notMine(t *testing.T, dir string) string {
+	t.Helper()
+	found := ""
+	err := filepath.WalkDir(dir, func(p string, _ os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			return err
+		}
+		if int(st.Uid) != os.Geteuid() && found == "" {
+			found = p
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return found
 }
 
 // TestIsolateHandsTheBoxBack: as isolate does after every run, what the

@@ -15,6 +15,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/sandbox"
+	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
@@ -130,21 +131,50 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 }
 
 // runThroughService runs req through a podjail service: the same run as in
-// process, the report the service's.
+// process, the report the service's. A failure of the shim is the same
+// *plugin.ShimError as in process.
 func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest) (plugin.RunResult, error) {
-	// req passed Check: InputFile is absolute.
-	x, err := svc.Exec(ctx, sandbox.ExecRequest{
-		Image: req.Image, Command: req.Command, InputPath: req.InputFile, Pids: req.Pids, CPUs: req.CPUs,
-		Limits: sandbox.Limits{Time: req.TimeLimit, Memory: req.MemoryBytes, Output: req.OutputLimit, Wall: req.WallLimit},
-	}, req.Output)
+	x, err := engine.ExecRequestOf(req)
+	if err != nil {
+		return plugin.RunResult{}, err
+	}
+	xr, err := svc.Exec(ctx, x, req.Output)
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
 	var res plugin.RunResult
-	if err := json.Unmarshal(x.Report, &res); err != nil {
+	if err := json.Unmarshal(xr.Report, &res); err != nil {
 		return plugin.RunResult{}, fmt.Errorf("the service's report: %w", err)
 	}
+	if rep := res.Report; rep != nil && rep.Error != "" {
+		return res, &plugin.ShimError{Step: string(rep.Step), Err: rep.Error}
+	}
 	return res, nil
+}
+
+// frontRun runs one program for a front (isolate, omegajail), whose
+// command line is the judge's and has no --service: through the service
+// $PODJAIL_SERVICE names or that answers on the default socket, else, or
+// when that service may not use this caller's paths (it runs as another
+// user), in this process.
+func frontRun(ctx context.Context, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
+	svc, closeSvc, err := dialService(ctx, "", log)
+	if err != nil {
+		return plugin.RunResult{}, err
+	}
+	if svc != nil {
+		defer closeSvc()
+		res, err := runThroughService(ctx, svc, req)
+		if !errors.Is(err, sandbox.ErrPermissionDenied) {
+			return res, err
+		}
+		log.Warn("the podjail service may not use this caller's files; running in this process", "error", err)
+	}
+	shimPath, err := findShim("")
+	if err != nil || shimPath == "" {
+		return plugin.RunResult{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
+	}
+	return runOnce(ctx, "", shimPath, req, log)
 }
 
 func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*plugin.Runner, error) {
