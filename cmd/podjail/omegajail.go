@@ -50,20 +50,11 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 	if err != nil {
 		return fail(omegajail.UsageExitCode, err)
 	}
-	shimPath, err := findShim("")
-	if err != nil || shimPath == "" {
-		return fail(exitFailure, fmt.Errorf("podjail-shim not found beside podjail (%v)", err))
-	}
-	runner, err := newRunner(ctx, "", shimPath, log)
-	if err != nil {
-		return fail(exitFailure, err)
-	}
-	defer runner.Close(context.WithoutCancel(ctx))
 	var meta omegajail.Meta
 	if req.Mode == omegajail.ModeCompile {
-		meta, err = omegajailCompile(ctx, runner, req, l)
+		meta, err = omegajailCompile(ctx, req, l, log)
 	} else {
-		meta, err = omegajailRun(ctx, runner, req, l, runArgv)
+		meta, err = omegajailRun(ctx, req, l, runArgv, log)
 	}
 	if err != nil {
 		return fail(exitFailure, err)
@@ -84,11 +75,23 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 // compile command, artefacts and hint made for the request by
 // omegajail.CompileLanguage) and puts the artefacts beside them; the
 // compiler's messages go to -2 (where omegajail's compilers write them).
-func omegajailCompile(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language) (omegajail.Meta, error) {
+//
+// A build copies files in and out of its container, which only a runner
+// in this process does: a service does not build for the front.
+func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Language, log hclog.Logger) (omegajail.Meta, error) {
 	files, err := readSources(req.Homedir, req.CompileSources)
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
+	shimPath, err := findShim("")
+	if err != nil || shimPath == "" {
+		return omegajail.Meta{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
+	}
+	r, err := newRunner(ctx, "", shimPath, log)
+	if err != nil {
+		return omegajail.Meta{}, err
+	}
+	defer r.Close(context.WithoutCancel(ctx))
 	if req.TimeLimitMs != nil {
 		l.BuildTimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}
@@ -157,8 +160,9 @@ func copyArtefacts(dir, homedir string, names []string) error {
 }
 
 // omegajailRun runs argv (the run target, from omegajail.RunCommand) in
-// the home directory (mounted read-only) on -0, stdout to -1, stderr to -2.
-func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, l lang.Language, argv []string) (omegajail.Meta, error) {
+// the home directory (mounted read-only) on -0, stdout to -1, stderr to -2,
+// through the service when one answers (frontRun).
+func omegajailRun(ctx context.Context, req omegajail.Request, l lang.Language, argv []string, log hclog.Logger) (omegajail.Meta, error) {
 	homedir, err := filepath.Abs(req.Homedir)
 	if err != nil {
 		return omegajail.Meta{}, err
@@ -178,7 +182,7 @@ func omegajailRun(ctx context.Context, r *plugin.Runner, req omegajail.Request, 
 		}
 		run.StderrFile = req.Stderr
 	}
-	res, err := r.Run(ctx, run)
+	res, err := frontRun(ctx, run, log)
 	if err != nil {
 		return omegajail.Meta{}, err
 	}

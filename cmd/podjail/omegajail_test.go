@@ -140,6 +140,40 @@ func TestOmegajailReplaysTheRunner(t *testing.T) {
 	assertNothingLeft(t, env, "")
 }
 
+// TestOmegajailThroughService replays the Runner with a podjail service
+// up ($PODJAIL_SERVICE): the compile in this process (a build copies files
+// in and out), every run through the service, with the same verdicts and
+// output as in process; the next case of the same program is taken armed
+// ahead.
+func TestOmegajailThroughService(t *testing.T) {
+	env := hosttest.Podman(t)
+	sock, stop := startService(t, env, "--drain", "2s")
+	t.Setenv("PODJAIL_SERVICE", sock)
+	o := newOmegaRunner(t, env)
+	if m := o.compile("cpp17-gcc", aPlusBCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
+		t.Fatalf("compile meta %+v", m)
+	}
+	for _, c := range []struct{ in, out string }{{"19 23\n", "42\n"}, {"1 2\n", "3\n"}, {"5 5\n", "10\n"}} {
+		m, out := o.run("cpp17-gcc", c.in)
+		if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "OK" || out != c.out {
+			t.Fatalf("run on %q: verdict %s, meta %+v, output %q; want OK and %q", c.in, v, m, out, c.out)
+		}
+	}
+	if m := o.compile("cpp11", "int main() { for (volatile unsigned long x = 0;; x++); }\n"); m.ExitStatus == nil || *m.ExitStatus != 0 {
+		t.Fatalf("compile of the spinner as cpp11: %+v", m)
+	}
+	if m, _ := o.run("cpp11", ""); omegajail.RunnerVerdict(m, omegajail.ForRun("cpp11", 268435456)) != "TLE" {
+		t.Fatalf("spinner: meta %+v; want TLE", m)
+	}
+	code, log := stop()
+	ahead := strings.Count(log, "ahead=true")
+	t.Logf("service: exit %d, %d runs armed ahead", code, ahead)
+	if code != 0 || ahead < 2 {
+		t.Errorf("service: exit %d, %d runs taken armed ahead; want 0 and at least 2 (the second and third case)\n%s", code, ahead, log)
+	}
+	assertNothingLeft(t, env, "")
+}
+
 func TestOmegajailUnknownLanguageWritesNoMeta(t *testing.T) {
 	env := hosttest.Podman(t)
 	o := newOmegaRunner(t, env)

@@ -209,7 +209,7 @@ func execResultGo(p *pb.ExecResult) ExecResult {
 func execRequestPB(req ExecRequest) *pb.ExecRequest {
 	p := &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
 		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs, WorkDir: req.WorkDir, Env: req.Env,
-		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack}
+		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack, MemoryExitCode: int32(req.MemoryExitCode)}
 	for _, b := range req.Binds {
 		p.Binds = append(p.Binds, &pb.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
 	}
@@ -233,7 +233,7 @@ func execRequestPB(req ExecRequest) *pb.ExecRequest {
 func execRequestGo(p *pb.ExecRequest) ExecRequest {
 	x := ExecRequest{Image: p.GetImage(), Command: p.GetCommand(), InputPath: p.GetInputPath(),
 		Limits: limitsGo(p.GetLimits()), Pids: p.GetPids(), CPUs: p.GetCpus(), WorkDir: p.GetWorkDir(), Env: p.GetEnv(),
-		CPULimit: goDur(p.GetCpuLimit()), FileSize: p.GetFileSizeBytes(), Stack: p.GetStackBytes(),
+		CPULimit: goDur(p.GetCpuLimit()), FileSize: p.GetFileSizeBytes(), Stack: p.GetStackBytes(), MemoryExitCode: int(p.GetMemoryExitCode()),
 		StderrToStdout: p.GetStderr() == pb.StderrTo_STDERR_TO_STDOUT}
 	if p.GetStderr() == pb.StderrTo_STDERR_TO_FILE {
 		x.StderrPath = p.GetStderrPath()

@@ -248,6 +248,10 @@ type ExecRequest struct {
 	// Stack is the program's stack limit (RLIMIT_STACK). Zero: the memory
 	// limit.
 	Stack int64
+	// MemoryExitCode is the exit code by which the program's runtime says
+	// it ran out of memory; with Limits.Time, such an exit is MLE. Zero:
+	// none.
+	MemoryExitCode int
 
 	// Binds are directories of the plugin's host mounted into the
 	// container, used with the plugin's rights (as InputPath is). Zero

@@ -219,6 +219,7 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		CPULimit:       x.CPULimit,
 		FileSizeBytes:  x.FileSize,
 		StackBytes:     x.Stack,
+		MemoryExitCode: x.MemoryExitCode,
 		Env:            x.Env,
 		WorkDir:        x.WorkDir,
 	}
@@ -234,8 +235,8 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 // comes. The Runner's own hooks (Prepare, Collect, Stop) cannot cross: a
 // request with them is refused.
 func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
-	if run.Prepare != nil || run.Collect != nil || run.Stop != nil || run.Writable || run.CPUSet != "" || run.IdleLimit != 0 || run.MemoryExitCode != 0 {
-		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (files copied in or out, a stop channel, a writable root, pinned cores, an idle limit or a memory exit code)")
+	if run.Prepare != nil || run.Collect != nil || run.Stop != nil || run.Writable || run.CPUSet != "" || run.IdleLimit != 0 {
+		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (files copied in or out, a stop channel, a writable root, pinned cores or an idle limit)")
 	}
 	x := sandbox.ExecRequest{
 		Image:          run.Image,
@@ -250,6 +251,7 @@ func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 		CPULimit:       run.CPULimit,
 		FileSize:       run.FileSizeBytes,
 		Stack:          run.StackBytes,
+		MemoryExitCode: run.MemoryExitCode,
 		Env:            run.Env,
 		WorkDir:        run.WorkDir,
 	}

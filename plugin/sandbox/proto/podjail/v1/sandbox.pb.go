@@ -1634,8 +1634,11 @@ type ExecRequest struct {
 	CpuLimit      *durationpb.Duration `protobuf:"bytes,13,opt,name=cpu_limit,json=cpuLimit,proto3" json:"cpu_limit,omitempty"`
 	FileSizeBytes int64                `protobuf:"varint,14,opt,name=file_size_bytes,json=fileSizeBytes,proto3" json:"file_size_bytes,omitempty"` // RLIMIT_FSIZE; zero: the scratch space's size
 	StackBytes    int64                `protobuf:"varint,15,opt,name=stack_bytes,json=stackBytes,proto3" json:"stack_bytes,omitempty"`            // RLIMIT_STACK; zero: the memory limit
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// memory_exit_code is the exit code by which the program's runtime says
+	// it ran out of memory; with limits.time, such an exit is MLE. Zero: none.
+	MemoryExitCode int32 `protobuf:"varint,16,opt,name=memory_exit_code,json=memoryExitCode,proto3" json:"memory_exit_code,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *ExecRequest) Reset() {
@@ -1769,6 +1772,13 @@ func (x *ExecRequest) GetFileSizeBytes() int64 {
 func (x *ExecRequest) GetStackBytes() int64 {
 	if x != nil {
 		return x.StackBytes
+	}
+	return 0
+}
+
+func (x *ExecRequest) GetMemoryExitCode() int32 {
+	if x != nil {
+		return x.MemoryExitCode
 	}
 	return 0
 }
@@ -2049,7 +2059,7 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04Bind\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12 \n" +
 	"\vdestination\x18\x02 \x01(\tR\vdestination\x12\x1a\n" +
-	"\bwritable\x18\x03 \x01(\bR\bwritable\"\x82\x04\n" +
+	"\bwritable\x18\x03 \x01(\bR\bwritable\"\xac\x04\n" +
 	"\vExecRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\tR\x05image\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1d\n" +
@@ -2069,7 +2079,8 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\tcpu_limit\x18\r \x01(\v2\x19.google.protobuf.DurationR\bcpuLimit\x12&\n" +
 	"\x0ffile_size_bytes\x18\x0e \x01(\x03R\rfileSizeBytes\x12\x1f\n" +
 	"\vstack_bytes\x18\x0f \x01(\x03R\n" +
-	"stackBytes\"`\n" +
+	"stackBytes\x12(\n" +
+	"\x10memory_exit_code\x18\x10 \x01(\x05R\x0ememoryExitCode\"`\n" +
 	"\tExecEvent\x12\x18\n" +
 	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x120\n" +
 	"\x06result\x18\x02 \x01(\v2\x16.podjail.v1.ExecResultH\x00R\x06resultB\a\n" +
