@@ -152,6 +152,21 @@ func create(p string) (*os.File, error) {
 	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|unix.O_NOFOLLOW, 0o666)
 }
 
+// isDevNull says r is /dev/null (a caller that gives no stdin): the
+// program's stdin is then empty, and a service can have its run armed.
+func isDevNull(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err == nil && os.SameFile(fi, null)
+}
+
 func isFIFO(p string) bool {
 	fi, err := os.Lstat(p)
 	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
@@ -282,7 +297,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 				run.InputFile = in
 			}
 		}
-	case stdin != nil:
+	case stdin != nil && !isDevNull(stdin):
 		run.StdinStream = stdin
 	}
 	if cmd.Stdout != "" {

@@ -263,7 +263,7 @@ func TestIsolateThroughService(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(box, "gone"), []byte("x"), 0o666); err != nil {
 			t.Fatal(err)
 		}
-		if r := isolateWith(t, env, root, extra, nil, "-b", "7", "-s", "--run", "--", "/bin/sh", "-c", script); r.code != 0 {
+		if r := isolateWith(t, env, root, extra, nil, "-b", "7", "-s", "-p", "--run", "--", "/bin/sh", "-c", script); r.code != 0 {
 			t.Fatalf("run %d: exit %d", i, r.code)
 		}
 		count, _ := os.ReadFile(filepath.Join(box, "count"))

@@ -134,10 +134,13 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 // process, the report the service's. A failure of the shim is the same
 // *plugin.ShimError as in process.
 func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest) (plugin.RunResult, error) {
-	// The service resolves paths in its own working directory, not ours.
-	if err := req.Check(); err != nil {
+	// The service resolves paths in its own working directory, not ours;
+	// it fills in the defaults of the limits itself.
+	checked := req
+	if err := checked.Check(); err != nil {
 		return plugin.RunResult{Image: req.Image}, err
 	}
+	req.InputFile, req.StderrFile = checked.InputFile, checked.StderrFile
 	x, err := engine.ExecRequestOf(req)
 	if err != nil {
 		return plugin.RunResult{}, err

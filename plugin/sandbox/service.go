@@ -29,15 +29,19 @@ import (
 
 // DefaultSocket is where the service listens and clients look when no
 // path is given: /run/podjail/podjail.sock for root, else
-// $XDG_RUNTIME_DIR/podjail/podjail.sock (empty when that is unset).
+// $XDG_RUNTIME_DIR/podjail/podjail.sock, or /run/user/UID/podjail/podjail.sock
+// when that is unset (omegaUp's Runner clears the environment of the
+// omegajail it runs; systemd's user sockets are there).
 func DefaultSocket() string {
-	if os.Geteuid() == 0 {
+	uid := os.Geteuid()
+	if uid == 0 {
 		return "/run/podjail/podjail.sock"
 	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
-		return filepath.Join(d, "podjail", "podjail.sock")
+	d := os.Getenv("XDG_RUNTIME_DIR")
+	if d == "" {
+		d = fmt.Sprintf("/run/user/%d", uid)
 	}
-	return ""
+	return filepath.Join(d, "podjail", "podjail.sock")
 }
 
 // Listen makes the service's socket at path, mode 0600, or 0660 owned by

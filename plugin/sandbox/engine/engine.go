@@ -235,7 +235,10 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 // comes. The Runner's own hooks (Prepare, Collect, Stop) cannot cross: a
 // request with them is refused.
 func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
-	if run.Prepare != nil || run.Collect != nil || run.Stop != nil || run.Writable || run.CPUSet != "" || run.IdleLimit != 0 {
+	// The idle limit does not cross: the service sets it from the time
+	// limit, as Check did for a request that went through it.
+	ownIdle := run.IdleLimit != 0 && (run.TimeLimit == 0 || run.IdleLimit != plugin.DeadlinesFor(run.TimeLimit).Idle)
+	if run.Prepare != nil || run.Collect != nil || run.Stop != nil || run.Writable || run.CPUSet != "" || ownIdle {
 		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (files copied in or out, a stop channel, a writable root, pinned cores or an idle limit)")
 	}
 	x := sandbox.ExecRequest{

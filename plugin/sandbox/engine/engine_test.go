@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"syscall"
 	"testing"
@@ -187,5 +189,64 @@ func TestFindShim(t *testing.T) {
 	}
 	if _, err := FindShim(t.TempDir()); err == nil {
 		t.Error("a directory was taken for the shim")
+	}
+}
+
+// TestExecRequestRoundTrip: a front's run crosses to the service and back
+// as the same run (its writers stay the caller's); a regular file as stdin
+// is sent whole, a pipe fed as it comes; what only a runner in process can
+// do is refused before anything is sent.
+func TestExecRequestRoundTrip(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "in")
+	if err := os.WriteFile(in, []byte("1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	file, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer file.Close()
+	run := plugin.RunRequest{Image: "localhost/x", Command: []string{"/bin/sh", "run"}, StdinStream: file,
+		StderrFile: "/tmp/err", OutputLimit: 1 << 20, MemoryBytes: 64 << 20, Pids: 60, CPUs: 1,
+		TimeLimit: time.Second, WallLimit: 10 * time.Second, CPULimit: 2 * time.Second, FileSizeBytes: 1 << 20,
+		StackBytes: 8 << 20, Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box",
+		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}}
+	x, err := ExecRequestOf(run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !x.StdinWhole {
+		t.Error("a regular file as stdin is not sent whole")
+	}
+	back := RunRequestOf(x, io.Discard)
+	back.Output = nil
+	if !reflect.DeepEqual(back, run) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", back, run)
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	if x, err := ExecRequestOf(plugin.RunRequest{Image: "i", Command: []string{"/p"}, StdinStream: r}); err != nil || x.StdinWhole {
+		t.Errorf("a pipe as stdin: whole %t, %v; want fed as it comes", x.StdinWhole, err)
+	}
+	checked := plugin.RunRequest{Image: "i", Command: []string{"/p"}, TimeLimit: time.Second}
+	if err := checked.Check(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ExecRequestOf(checked); err != nil {
+		t.Errorf("a checked request (its idle limit the default): %v", err)
+	}
+	for _, bad := range []plugin.RunRequest{
+		{Image: "i", Command: []string{"/p"}, TimeLimit: time.Second, IdleLimit: time.Hour},
+		{Image: "i", Command: []string{"/p"}, Writable: true},
+		{Image: "i", Command: []string{"/p"}, CPUSet: "1"},
+		{Image: "i", Command: []string{"/p"}, Prepare: func(context.Context, bindings.Runtime, string) error { return nil }},
+	} {
+		if _, err := ExecRequestOf(bad); err == nil {
+			t.Errorf("ExecRequestOf(%+v) crossed; it needs the runner in process", bad)
+		}
 	}
 }
