@@ -162,8 +162,8 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 // frontRun runs one program for a front (isolate, omegajail), whose
 // command line is the judge's and has no --service: through the service
 // $PODJAIL_SERVICE names or that answers on the default socket, else, or
-// when that service may not use this caller's paths (it runs as another
-// user), in this process.
+// when that service may not or cannot use this caller's paths (it runs as
+// another user, or in a container without them), in this process.
 func frontRun(ctx context.Context, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
 	svc, closeSvc, err := dialService(ctx, "", log)
 	if err != nil {
@@ -172,10 +172,10 @@ func frontRun(ctx context.Context, req plugin.RunRequest, log hclog.Logger) (plu
 	if svc != nil {
 		defer closeSvc()
 		res, err := runThroughService(ctx, svc, req)
-		if !errors.Is(err, sandbox.ErrPermissionDenied) {
+		if !errors.Is(err, sandbox.ErrPermissionDenied) && !errors.Is(err, sandbox.ErrFailedPrecondition) {
 			return res, err
 		}
-		log.Warn("the podjail service may not use this caller's files; running in this process", "error", err)
+		log.Warn("the podjail service cannot run this; running in this process", "error", err)
 	}
 	shimPath, err := findShim("")
 	if err != nil || shimPath == "" {

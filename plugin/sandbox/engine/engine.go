@@ -9,9 +9,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"sync"
 	"syscall"
@@ -173,6 +176,9 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 // Exec runs a command of an image as podjail run does, with its defaults
 // for the zero values.
 func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Writer) (sandbox.ExecResult, error) {
+	if err := visible(req); err != nil {
+		return sandbox.ExecResult{}, err
+	}
 	run := RunRequestOf(req, stdout)
 	if err := run.Check(); err != nil {
 		return sandbox.ExecResult{}, Classify(err)
@@ -196,6 +202,26 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	}
 	return sandbox.ExecResult{Run: RunResult(res), Verdict: sandbox.Verdict(res.Verdict), VerdictNote: res.VerdictNote,
 		Container: res.Container, Report: report}, nil
+}
+
+// visible checks that this process sees the host paths x names: a
+// service in a container sees only its volumes, and a caller's box it
+// cannot see is the deployment's failure (FAILED_PRECONDITION), not the
+// request's. The fronts then work in their own process.
+func visible(x sandbox.ExecRequest) error {
+	paths := []string{x.InputPath, x.StderrPath}
+	for _, b := range x.Binds {
+		paths = append(paths, b.Source)
+	}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+			return sandbox.Mark(fmt.Errorf("this podjail service does not see %s, which the run names (a service in a container sees only its volumes: give it %s at the same path, e.g. Volume=%s:%s in podjail.container)", p, filepath.Dir(p), filepath.Dir(p), filepath.Dir(p)), sandbox.ErrFailedPrecondition)
+		}
+	}
+	return nil
 }
 
 // RunRequestOf is the run x asks for, stdout going to stdout (nil:

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -247,6 +248,22 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	} {
 		if _, err := ExecRequestOf(bad); err == nil {
 			t.Errorf("ExecRequestOf(%+v) crossed; it needs the runner in process", bad)
+		}
+	}
+}
+
+// TestExecNeedsToSeeTheHostPaths: a service that does not see a path the
+// run names (a service in a container without that volume) says so as the
+// deployment's failure, naming the fix, before anything is made.
+func TestExecNeedsToSeeTheHostPaths(t *testing.T) {
+	e := &Engine{}
+	for _, x := range []sandbox.ExecRequest{
+		{Image: "i", Command: []string{"/p"}, InputPath: "/nonexistent/podjail/in"},
+		{Image: "i", Command: []string{"/p"}, Binds: []sandbox.Bind{{Source: "/nonexistent/podjail/box", Destination: "/box", Writable: true}}},
+	} {
+		_, err := e.Exec(context.Background(), x, nil)
+		if !errors.Is(err, sandbox.ErrFailedPrecondition) || !strings.Contains(err.Error(), "Volume=/nonexistent/podjail") {
+			t.Errorf("Exec(%+v) = %v; want ErrFailedPrecondition naming the volume to add", x, err)
 		}
 	}
 }
