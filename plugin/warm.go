@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
 	"golang.org/x/sys/unix"
 
 	"github.com/podjail/podjail/bindings"
@@ -119,7 +120,7 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	w.r.log().Debug("running armed", "ahead", run.ahead, "image", req.Image, "copied_dirs", len(run.dirs))
 	run.output.set(req.Output)
 	res, err := run.armed.Fire(ctx)
-	if xerr := run.exchangeOut(context.WithoutCancel(ctx), req); xerr != nil && err == nil {
+	if xerr := run.exchangeOut(context.WithoutCancel(ctx), req, w.r.log()); xerr != nil && err == nil {
 		err = fmt.Errorf("giving back what the run wrote: %w", xerr)
 	}
 	close(run.done)
@@ -142,12 +143,13 @@ func (run *warmRun) exchangeIn(req RunRequest) error {
 // exchangeOut gives the caller what the program changed in the run's
 // directories and appends its stderr to the caller's file, once the
 // program ended.
-func (run *warmRun) exchangeOut(ctx context.Context, req RunRequest) error {
-	var errs []error
+func (run *warmRun) exchangeOut(ctx context.Context, req RunRequest, log hclog.Logger) error {
+	var handErr error
 	if len(run.dirs) > 0 {
-		// Made by the sandbox's uid: a rootless service could not read it.
-		errs = append(errs, HandBack(ctx, run.dirs))
+		// Made by the sandbox's uid: a rootless service may not read it.
+		handErr = HandBack(ctx, run.dirs)
 	}
+	var errs []error
 	for i, b := range writableBinds(req) {
 		if i < len(run.copied) {
 			errs = append(errs, copyBack(b.Source, run.dirs[i], run.copied[i]))
@@ -156,7 +158,15 @@ func (run *warmRun) exchangeOut(ctx context.Context, req RunRequest) error {
 	if req.StderrFile != "" {
 		errs = append(errs, appendFile(req.StderrFile, run.stderr))
 	}
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return errors.Join(handErr, err)
+	}
+	if handErr != nil {
+		// Everything came back all the same (the program's files were
+		// readable); what is left may outlast the run's directories.
+		log.Warn("could not take back what the program made", "error", handErr)
+	}
+	return nil
 }
 
 // writableBinds are the binds a warm run exchanges, in order.
