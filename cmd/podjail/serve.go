@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"os/user"
 	"strconv"
 	"time"
@@ -70,8 +71,18 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	if err != nil {
 		return fail(exitFailure, err)
 	}
-	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: *tmpDir, Log: log, MemoryCeiling: ceiling, Warm: true})
-	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: *tmpDir, Log: log})
+	work, err := workDir(ctx, *tmpDir, log)
+	if err != nil {
+		_ = lis.Close()
+		return fail(exitFailure, err)
+	}
+	defer func() {
+		if err := os.RemoveAll(work); err != nil {
+			log.Warn("could not remove the service's directory", "dir", work, "error", err)
+		}
+	}()
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true})
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log})
 	if err != nil {
 		_ = lis.Close()
 		return fail(exitFailure, err)
@@ -113,6 +124,24 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	eng.Close(cleanup)
 	log.Info("stopped")
 	return code
+}
+
+// workDir makes the service's own directory under parent (--tmp) for its
+// inputs, artefacts and armed runs' files, after removing those of
+// services that were killed.
+func workDir(ctx context.Context, parent string, log hclog.Logger) (string, error) {
+	self, err := plugin.Self()
+	if err != nil {
+		return "", err
+	}
+	removed, err := plugin.SweepWorkDirs(ctx, parent, self)
+	if len(removed) > 0 {
+		log.Info("removed the directories of podjail services that are gone", "dirs", removed)
+	}
+	if err != nil {
+		log.Warn("could not remove every directory of podjail services that are gone", "error", err)
+	}
+	return plugin.WorkDir(parent, self)
 }
 
 // serviceListener is the socket systemd handed over (LISTEN_FDS), else a

@@ -110,7 +110,9 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 	// SIGKILL'd mid-judge: the next service, started on the dead one's
 	// stale socket, sweeps what it left when it starts and when it stops.
 	sock2 := filepath.Join(t.TempDir(), "podjail.sock")
-	kill := startServiceAt(t, env, sock2, syscall.SIGKILL, "--languages", langs)
+	tmp := t.TempDir()
+	_ = os.Chmod(tmp, 0o755)
+	kill := startServiceAt(t, env, sock2, syscall.SIGKILL, "--languages", langs, "--tmp", tmp)
 	judge = exec.Command(env.Podjail, "judge", "--service", sock2, "--lang", "exec", "--parallel", "2", sdir, ssrc)
 	jlog = startUntil(t, judge, hasPrefix("test 1/"))
 	code, slog = kill()
@@ -120,8 +122,16 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 	if !errors.As(jres, &exitErr) || exitErr.ExitCode() != exitFailure {
 		t.Errorf("the judge through a killed service ended with %v, want exit %d", jres, exitFailure)
 	}
-	stop3 := startServiceAt(t, env, sock2, syscall.SIGTERM, "--languages", langs)
-	if code, slog := stop3(); code != 0 {
+	// Its directory (inputs, artefacts, armed runs' files) is left too.
+	if left, _ := filepath.Glob(filepath.Join(tmp, "podjail-work-*")); len(left) != 1 {
+		t.Errorf("the killed service's directory: found %v, want one", left)
+	}
+	stop3 := startServiceAt(t, env, sock2, syscall.SIGTERM, "--languages", langs, "--tmp", tmp)
+	code, slog = stop3()
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left in the services' --tmp after the next one stopped: %v", left)
+	}
+	if code != 0 {
 		t.Errorf("the service after the killed one exited %d\n%s", code, slog)
 	} else {
 		t.Logf("the service after the killed one:\n%s", slog)
