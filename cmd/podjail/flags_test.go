@@ -18,3 +18,18 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupID: serve's --group takes a name or, where the name is not
+// known (podjail's image), the number.
+func TestGroupID(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+		ok   bool
+	}{{"", -1, true}, {"1001", 1001, true}, {"root", 0, true}, {"podjail-no-such-group", -1, false}, {"-5", -1, false}} {
+		got, err := groupID(c.in)
+		if (err == nil) != c.ok || (c.ok && got != c.want) {
+			t.Errorf("groupID(%q) = %d, %v; want %d, ok %t", c.in, got, err, c.want, c.ok)
+		}
+	}
+}

@@ -30,7 +30,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	}
 	url := urlFlag(fs)
 	listen := fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
-	group := fs.String("group", "", "`group` whose members may call too (socket mode 0660); default: only root and this user")
+	group := fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
 	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
@@ -42,13 +42,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
 		return code
 	}
-	gid := -1
-	if *group != "" {
-		g, err := user.LookupGroup(*group)
-		if err != nil {
-			return fail(exitUsage, err)
-		}
-		gid, _ = strconv.Atoi(g.Gid)
+	gid, err := groupID(*group)
+	if err != nil {
+		return fail(exitUsage, err)
 	}
 	shimPath, err := findShim(*shimFlag)
 	if err != nil {
@@ -124,6 +120,22 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	eng.Close(cleanup)
 	log.Info("stopped")
 	return code
+}
+
+// groupID is --group's gid: a group name, or a number taken as it is (in
+// podjail's image there is no /etc/group of the host's); -1 for none.
+func groupID(group string) (int, error) {
+	if group == "" {
+		return -1, nil
+	}
+	if n, err := strconv.Atoi(group); err == nil && n >= 0 {
+		return n, nil
+	}
+	g, err := user.LookupGroup(group)
+	if err != nil {
+		return -1, fmt.Errorf("--group %s: %w (give its number where there is no such name)", group, err)
+	}
+	return strconv.Atoi(g.Gid)
 }
 
 // workDir makes the service's own directory under parent (--tmp) for its
