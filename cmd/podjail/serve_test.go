@@ -189,7 +189,13 @@ func TestServiceUnitsStartBySocket(t *testing.T) {
 		t.Fatalf("podjail.service is %s before any call: want it started by its socket", st)
 	}
 
-	dir := writeProblem(t, "")
+	// Not about time: Python's start alone took 0.53 s of processor time
+	// once under emulation.
+	dir := writeProblemFiles(t, map[string]string{
+		"problem.yaml": "name: tiny\ntime_limit: 5\nmemory_limit: 64M\noutput_limit: 1M\n",
+		"tests/1.in":   "19 23\n",
+		"tests/1.ans":  "42\n",
+	})
 	src := filepath.Join(t.TempDir(), "aplusb.py")
 	if err := os.WriteFile(src, []byte("a, b = map(int, input().split())\nprint(a + b)\n"), 0o644); err != nil {
 		t.Fatal(err)
