@@ -166,7 +166,7 @@ fi
 cgroupfs_flags=(-test.run='Measure|Sweep|Interrupt' -test.bench=Measure)
 
 # --- the tests: as root (systemd manager), as root on the cgroupfs manager, as tester
-flags=(-test.v -test.count=1 -test.timeout=30m)
+flags=(-test.v -test.count=1 -test.timeout=45m)
 if [ -s "$payload/testflags" ]; then
 	read -r -a extra <"$payload/testflags"
 	flags+=("${extra[@]}")

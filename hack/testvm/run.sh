@@ -10,7 +10,7 @@
 # and the summary; copies out/ to $PODJAIL_TESTVM_OUT. Exit status 0 only if the runner
 # ran to the end and every test passed.
 #
-# env: PODJAIL_TESTVM_TIMEOUT  seconds before qemu is killed (default 3900)
+# env: PODJAIL_TESTVM_TIMEOUT  seconds before qemu is killed (default 4800)
 #      PODJAIL_TESTVM_OUT      where out/ is copied (default PAYLOAD_DIR/../testvm-out)
 #      PODJAIL_TESTVM_KEEP=1   keep the temporary share directory
 #      PODJAIL_TESTVM_APPEND   extra kernel command line
@@ -24,7 +24,7 @@ payload=${1:?usage: run.sh PAYLOAD_DIR}
 	exit 2
 }
 payload=$(cd "$payload" && pwd)
-timeout=${PODJAIL_TESTVM_TIMEOUT:-3900}
+timeout=${PODJAIL_TESTVM_TIMEOUT:-4800}
 outdir=${PODJAIL_TESTVM_OUT:-$payload/../testvm-out}
 
 # A fresh machine: install qemu and the image builder's tools (as root), or
