@@ -348,7 +348,7 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 	}
 	if x.InputPath != "" || len(x.Binds) > 0 || x.StderrPath != "" {
 		if p, ok := mayNameHostPaths(ctx); !ok {
-			return s.fail("exec", Mark(fmt.Errorf("exec: this service runs as uid %d and uses host paths with its rights; a caller of uid %d may not name them (input, bind mounts, stderr file): send the input instead, call a service of your own user, or work in your own process (--service none)", os.Geteuid(), p.UID), ErrPermissionDenied))
+			return s.fail("exec", Mark(fmt.Errorf("exec: this service runs as uid %d and uses host paths with its rights; a caller of uid %d may not name them (an input file, bind mounts, a stderr file): send the input as stdin instead, call a service of your own user, or work in your own process (--service none)", os.Geteuid(), p.UID), ErrPermissionDenied))
 		}
 	}
 	switch req.GetStdin() {
