@@ -47,17 +47,14 @@ func (s entryState) same(o entryState) bool {
 	return s.mode == o.mode && s.link == o.link && (s.mode.IsDir() || s.size == o.size && s.mtime.Equal(o.mtime))
 }
 
-// copyIn copies what src holds into dst, an empty directory, and returns
-// what went in by path relative to both: directories and regular files
-// with their modes and modification times, symbolic links as links.
-func copyIn(dst, src string) (map[string]entryState, error) {
-	in := map[string]entryState{}
-	var dirs []string // given their modes last: a 0555 one must be filled first
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+// walkStates calls fn for every entry under root, root itself first (rel
+// "."), parents before children, links not followed.
+func walkStates(root string, fn func(rel, p string, st entryState) error) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(src, p)
+		rel, _ := filepath.Rel(root, p)
 		info, err := d.Info()
 		if err != nil {
 			return err
@@ -66,9 +63,41 @@ func copyIn(dst, src string) (map[string]entryState, error) {
 		if err != nil {
 			return err
 		}
+		return fn(rel, p, st)
+	})
+}
+
+// dirModes are directory modes set once everything is in place: a 0555
+// directory must be filled first. Children come after parents, so they
+// are set in reverse.
+type dirModes struct {
+	rels  []string
+	modes []fs.FileMode
+}
+
+func (d *dirModes) add(rel string, mode fs.FileMode) {
+	d.rels, d.modes = append(d.rels, rel), append(d.modes, mode.Perm())
+}
+
+func (d *dirModes) set(root string) error {
+	for i := len(d.rels) - 1; i >= 0; i-- {
+		if err := os.Chmod(filepath.Join(root, d.rels[i]), d.modes[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyIn copies what src holds into dst, an empty directory, and returns
+// what went in by path relative to both: directories and regular files
+// with their modes and modification times, symbolic links as links.
+func copyIn(dst, src string) (map[string]entryState, error) {
+	in := map[string]entryState{}
+	var dirs dirModes
+	err := walkStates(src, func(rel, p string, st entryState) error {
 		in[rel] = st
-		if rel == "." || info.IsDir() {
-			dirs = append(dirs, rel)
+		if st.mode.IsDir() {
+			dirs.add(rel, st.mode)
 		}
 		if rel == "." {
 			return nil
@@ -78,12 +107,7 @@ func copyIn(dst, src string) (map[string]entryState, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := os.Chmod(filepath.Join(dst, dirs[i]), in[dirs[i]].mode.Perm()); err != nil {
-			return nil, err
-		}
-	}
-	return in, nil
+	return in, dirs.set(dst)
 }
 
 // copyBack applies to dst what the program changed in src since copyIn
@@ -91,40 +115,24 @@ func copyIn(dst, src string) (map[string]entryState, error) {
 // removed; the rest of dst is left alone. Nothing in src is followed.
 func copyBack(dst, src string, in map[string]entryState) error {
 	seen := map[string]bool{}
-	var dirs []string
-	modes := map[string]fs.FileMode{}
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
+	var dirs dirModes
+	err := walkStates(src, func(rel, p string, st entryState) error {
 		seen[rel] = true
-		if rel == "." {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		st, err := stateOf(p, info)
-		if err != nil {
-			return err
-		}
 		was, ok := in[rel]
-		if ok && was.same(st) {
+		if rel == "." || ok && was.same(st) {
 			return nil
 		}
 		if st.mode.IsDir() {
-			dirs, modes[rel] = append(dirs, rel), st.mode.Perm()
+			dirs.add(rel, st.mode)
 			if ok && was.mode.IsDir() {
-				return nil // its mode changed: set last
+				return nil // only its mode changed
 			}
 		}
 		target := filepath.Join(dst, rel)
 		if err := os.RemoveAll(target); err != nil {
 			return err
 		}
-		err = copyEntry(target, p, st)
+		err := copyEntry(target, p, st)
 		if errors.Is(err, errNotCopyable) {
 			return nil // a pipe or socket the program left: nothing to give back
 		}
@@ -133,11 +141,6 @@ func copyBack(dst, src string, in map[string]entryState) error {
 	if err != nil {
 		return err
 	}
-	for i := len(dirs) - 1; i >= 0; i-- {
-		if err := os.Chmod(filepath.Join(dst, dirs[i]), modes[dirs[i]]); err != nil {
-			return err
-		}
-	}
 	for rel := range in {
 		if !seen[rel] {
 			if err := os.RemoveAll(filepath.Join(dst, rel)); err != nil {
@@ -145,7 +148,7 @@ func copyBack(dst, src string, in map[string]entryState) error {
 			}
 		}
 	}
-	return nil
+	return dirs.set(dst)
 }
 
 // copyEntry makes dst, which does not exist, a copy of src as st says it

@@ -145,8 +145,9 @@ func (run *warmRun) exchangeIn(req RunRequest) error {
 // program ended.
 func (run *warmRun) exchangeOut(ctx context.Context, req RunRequest, log hclog.Logger) error {
 	var handErr error
-	if len(run.dirs) > 0 {
+	if len(run.dirs) > 0 && os.Geteuid() != 0 {
 		// Made by the sandbox's uid: a rootless service may not read it.
+		// Root reads it as it is, and its copies back are root's anyway.
 		handErr = HandBack(ctx, run.dirs)
 	}
 	var errs []error
@@ -255,23 +256,13 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 
 // makeOwnFiles makes the run's own input file and, where req names the
 // caller's, its own stderr file and directories, and points req at them.
-func (run *warmRun) makeOwnFiles(dir string, req *RunRequest) error {
-	f, err := os.CreateTemp(dir, "podjail-warm-input-")
-	if err != nil {
-		return err
-	}
-	run.input = f.Name()
-	if err := errors.Join(f.Chmod(0o644), f.Close()); err != nil {
+func (run *warmRun) makeOwnFiles(dir string, req *RunRequest) (err error) {
+	if run.input, err = ownFile(dir, "podjail-warm-input-", 0o644); err != nil {
 		return err
 	}
 	if req.StderrFile != "" {
-		f, err := os.CreateTemp(dir, "podjail-warm-stderr-")
-		if err != nil {
-			return err
-		}
-		run.stderr = f.Name()
 		// The shim opens it as the container's root (see StderrFile).
-		if err := errors.Join(f.Chmod(0o666), f.Close()); err != nil {
+		if run.stderr, err = ownFile(dir, "podjail-warm-stderr-", 0o666); err != nil {
 			return err
 		}
 		req.StderrFile = run.stderr
@@ -289,6 +280,16 @@ func (run *warmRun) makeOwnFiles(dir string, req *RunRequest) error {
 		req.Binds[i].Source = d
 	}
 	return nil
+}
+
+// ownFile makes an empty file in dir with mode (past the umask); its name
+// is returned also on error, for removeOwnFiles.
+func ownFile(dir, pattern string, mode os.FileMode) (string, error) {
+	f, err := os.CreateTemp(dir, pattern)
+	if err != nil {
+		return "", err
+	}
+	return f.Name(), errors.Join(f.Chmod(mode), f.Close())
 }
 
 // removeOwnFiles removes what makeOwnFiles made.
