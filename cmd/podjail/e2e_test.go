@@ -91,7 +91,7 @@ func assertNothingLeft(t *testing.T, env hosttest.Env, containerID string) {
 	for _, c := range list {
 		t.Errorf("container left behind: %s (%s) %v", c.Name, c.State, c.Labels)
 	}
-	for _, p := range processesRunning(testProgram) {
+	for _, p := range processesRunning(env, testProgram) {
 		t.Errorf("process left behind: pid %d", p)
 	}
 	for _, p := range leftParents(t, env) {
@@ -109,8 +109,8 @@ func assertNothingLeft(t *testing.T, env hosttest.Env, containerID string) {
 	})
 }
 
-// processesRunning lists the pids whose argv[0] is program.
-func processesRunning(program string) []int {
+// processesRunning lists the pids of env's pass whose argv[0] is program.
+func processesRunning(env hosttest.Env, program string) []int {
 	var pids []int
 	entries, _ := os.ReadDir("/proc")
 	for _, e := range entries {
@@ -119,11 +119,28 @@ func processesRunning(program string) []int {
 			continue
 		}
 		cmdline, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && strings.SplitN(string(cmdline), "\x00", 2)[0] == program {
+		if err != nil || strings.SplitN(string(cmdline), "\x00", 2)[0] != program {
+			continue
+		}
+		cg, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cgroup"))
+		if err == nil && inThisPass(env, strings.TrimSpace(strings.TrimPrefix(string(cg), "0::"))) {
 			pids = append(pids, pid)
 		}
 	}
 	return pids
+}
+
+// The test VM runs its rootful and rootless passes at once, so a pass
+// looks only at its own processes and cgroups: the rootless pass's
+// containers are under user.slice (the user's systemd), the rootful's
+// never are.
+const userSlice = "user.slice"
+
+// inThisPass says whether cgroup (a path under the cgroup mount, as
+// /proc/PID/cgroup gives it) belongs to env's pass.
+func inThisPass(env hosttest.Env, cgroup string) bool {
+	under := cgroup == "/"+userSlice || strings.HasPrefix(cgroup, "/"+userSlice+"/")
+	return under == env.Rootless
 }
 
 func parseProbe(out []byte) map[string]string {

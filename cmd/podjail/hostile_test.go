@@ -51,7 +51,7 @@ func runHostile(t *testing.T, env hosttest.Env, flags []string, program string, 
 	start := time.Now()
 	res, out := runArgvJSON(t, env, flags, append([]string{program}, args...)...)
 	t.Cleanup(func() {
-		for _, p := range processesRunning(program) {
+		for _, p := range processesRunning(env, program) {
 			t.Errorf("process of %s left behind: pid %d", program, p)
 		}
 	})

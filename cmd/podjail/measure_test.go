@@ -24,13 +24,20 @@ const (
 )
 
 // leftParents lists per-run parents still on the host: cgroup directories
-// named with cgroupdrv.Prefix anywhere under the mount, and systemd units
-// of that name known to the manager podjail talks to.
+// named with cgroupdrv.Prefix anywhere under the mount (of env's pass), and
+// systemd units of that name known to the manager podjail talks to.
 func leftParents(t testing.TB, env hosttest.Env) []string {
 	t.Helper()
 	var left []string
 	_ = filepath.WalkDir(cgroupdrv.DefaultRoot, func(path string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && strings.HasPrefix(d.Name(), cgroupdrv.Prefix) {
+		if err != nil || !d.IsDir() {
+			return nil
+		}
+		rel := strings.TrimPrefix(path, cgroupdrv.DefaultRoot)
+		if rel == "/"+userSlice && !env.Rootless {
+			return fs.SkipDir // the rootless pass's
+		}
+		if strings.HasPrefix(d.Name(), cgroupdrv.Prefix) && inThisPass(env, rel) {
 			left = append(left, path)
 			return fs.SkipDir
 		}

@@ -166,7 +166,7 @@ fi
 cgroupfs_flags=(-test.run='Measure|Sweep|Interrupt' -test.bench=Measure)
 
 # --- the tests: as root (systemd manager), as root on the cgroupfs manager, as tester
-flags=(-test.v -test.count=1 -test.timeout=45m)
+flags=(-test.v -test.count=1 -test.timeout=60m)
 if [ -s "$payload/testflags" ]; then
 	read -r -a extra <"$payload/testflags"
 	flags+=("${extra[@]}")
@@ -188,46 +188,100 @@ container_denials_since() { # UPTIME: container_t denials logged after it
 	dmesg | awk -v t="$1" -F'[][]' '$2+0 > t+0' | grep 'avc:  denied' | grep 'scontext=system_u:system_r:container_t:'
 }
 
+# busy_since STAT: the share of processor time the guest spent busy since
+# STAT (a "cpu" line of /proc/stat), in percent: how much a phase used the VM.
+busy_since() {
+	awk -v a="$1" 'BEGIN { n = split(a, x) }
+		/^cpu / { for (i = 2; i <= NF; i++) { d = $i - x[i]; t += d; if (i == 5 || i == 6) idle += d } }
+		END { if (t > 0) printf "%d", 100 * (t - idle) / t; else print "?" }' /proc/stat
+}
+
+# run_pass BIN MODE TAG FLAGS...: one pass of a test binary; its result is a
+# line of summary.txt and its output out/NAME.TAG.log.
 rc=0 ran=0
+run_pass() {
+	local bin=$1 mode=$2 tag=$3 name work logf t trc res mark
+	shift 3
+	name=$(basename "$bin" .test)
+	work=/var/tmp/work/$tag/$name
+	mkdir -p "$work"
+	logf=$out/$name.$tag.log
+	log "run $name ($tag) $*"
+	t=$SECONDS
+	if [ $mode = root ]; then
+		(cd "$work" && env HOME=/root "${test_env[@]}" "$bin" "$@") >"$logf" 2>&1
+	elif [ $mode = cgroupfs ]; then
+		(cd "$work" && env HOME=/root CONTAINER_HOST="unix://$cgroupfs_sock" "${test_env[@]}" \
+			"$bin" "$@" "${cgroupfs_flags[@]}") >"$logf" 2>&1
+	else
+		if [ $selinux = 1 ]; then
+			selinux_module_on >"$out/selinux-module.log" 2>&1 || log "FAIL: contrib/selinux module (selinux-module.log)"
+			mark=$(cut -d' ' -f1 /proc/uptime)
+		fi
+		chown "$user:$user" "$work"
+		(cd "$work" && as-tester "${test_env[@]}" "$bin" "$@") >"$logf" 2>&1
+	fi
+	trc=$?
+	if [ $selinux = 1 ] && [ $mode = rootless ]; then
+		container_denials_since "$mark" >"$out/selinux-rootless-denials.txt"
+		pipes='tcontext=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023 tclass=fifo_file '
+		n=$(wc -l <"$out/selinux-rootless-denials.txt")
+		other=$(grep -vc "$pipes" "$out/selinux-rootless-denials.txt")
+		log "SELinux: $n container_t denials during the rootless run, with the module, $other of them" \
+			"not of the user's stdio pipes (selinux-rootless-denials.txt)"
+		[ "$other" = 0 ] || trc=1
+	fi
+	res=PASS
+	[ $trc = 0 ] || res=FAIL
+	echo "$res $name $tag rc=$trc seconds=$((SECONDS - t))" | tee -a "$out/summary.txt"
+	[ $trc = 0 ]
+}
+
+# The rootful and rootless passes run at once: most of a test waits on
+# Podman, conmon and crun, and one pass keeps the VM's two processors half
+# idle. Each pass looks only at its own containers, processes and cgroups
+# (cmd/podjail's inThisPass). What is timed (the bench, the measurement
+# tests) then runs alone, a mode after the other, so its figures are not
+# the other pass's load. A targeted run (testflags naming -test.run) runs
+# just its tests, both modes at once; the SELinux boot runs its modes one
+# after the other (the module goes on before the rootless run).
+timed='^(TestPodjailBench|TestMeasure.*)$'
+targeted=0
+[[ " ${flags[*]} " == *" -test.run="* ]] && targeted=1
 for bin in "$payload"/tests/*.test; do
 	[ -f "$bin" ] || continue
-	name=$(basename "$bin" .test)
-	for mode in "${modes[@]}"; do
-		work=/var/tmp/work/$mode/$name
-		mkdir -p "$work"
-		logf=$out/$name.$mode.log
-		log "run $name ($mode) ${flags[*]}"
-		t=$SECONDS
-		if [ $mode = root ]; then
-			(cd "$work" && env HOME=/root "${test_env[@]}" "$bin" "${flags[@]}") >"$logf" 2>&1
-		elif [ $mode = cgroupfs ]; then
-			(cd "$work" && env HOME=/root CONTAINER_HOST="unix://$cgroupfs_sock" "${test_env[@]}" \
-				"$bin" "${flags[@]}" "${cgroupfs_flags[@]}") >"$logf" 2>&1
+	if [ $selinux = 1 ]; then
+		for mode in "${modes[@]}"; do
+			run_pass "$bin" $mode $mode "${flags[@]}" || rc=1
+			ran=$((ran + 1))
+		done
+		continue
+	fi
+	stat0=$(grep '^cpu ' /proc/stat)
+	t=$SECONDS
+	pids=()
+	for mode in root rootless; do
+		if [ $targeted = 1 ]; then
+			run_pass "$bin" $mode $mode "${flags[@]}" &
 		else
-			if [ $selinux = 1 ]; then
-				selinux_module_on >"$out/selinux-module.log" 2>&1 || log "FAIL: contrib/selinux module (selinux-module.log)"
-				mark=$(cut -d' ' -f1 /proc/uptime)
-			fi
-			chown "$user:$user" "$work"
-			(cd "$work" && as-tester "${test_env[@]}" "$bin" "${flags[@]}") >"$logf" 2>&1
+			run_pass "$bin" $mode $mode "${flags[@]}" -test.skip="$timed" &
 		fi
-		trc=$?
-		if [ $selinux = 1 ] && [ $mode = rootless ]; then
-			container_denials_since "$mark" >"$out/selinux-rootless-denials.txt"
-			pipes='tcontext=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023 tclass=fifo_file '
-			n=$(wc -l <"$out/selinux-rootless-denials.txt")
-			other=$(grep -vc "$pipes" "$out/selinux-rootless-denials.txt")
-			log "SELinux: $n container_t denials during the rootless run, with the module, $other of them" \
-				"not of the user's stdio pipes (selinux-rootless-denials.txt)"
-			[ "$other" = 0 ] || trc=1
-		fi
-		res=PASS
-		[ $trc = 0 ] || {
-			res=FAIL
-			rc=1
-		}
+		pids+=($!)
 		ran=$((ran + 1))
-		echo "$res $name $mode rc=$trc seconds=$((SECONDS - t))" | tee -a "$out/summary.txt"
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=1; done
+	log "root and rootless at once: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
+	[ $targeted = 1 ] && continue
+	for mode in "${modes[@]}"; do
+		stat0=$(grep '^cpu ' /proc/stat)
+		t=$SECONDS
+		if [ $mode = cgroupfs ]; then
+			run_pass "$bin" cgroupfs cgroupfs "${flags[@]}" || rc=1
+		else
+			run_pass "$bin" $mode $mode-timed "${flags[@]}" -test.run="$timed" || rc=1
+		fi
+		log "$mode timed alone: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
+		ran=$((ran + 1))
 	done
 done
 if [ $selinux = 1 ]; then

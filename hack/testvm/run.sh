@@ -51,7 +51,7 @@ t0=$(date +%s.%N)
 # timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
 # group does not reach: forward those by hand.
 timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -smp 2 -m 4096 \
+	-accel tcg,thread=multi -cpu max -smp 2 -m 6144 \
 	-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
 	-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
 	-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
