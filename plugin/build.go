@@ -12,11 +12,11 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/shim"
 )
 
 // Build limits besides the language's own time and memory.
@@ -48,10 +48,12 @@ type BuildResult struct {
 }
 
 // Build compiles source (the submission's text) for l in a fresh container
-// of l.BuildImage: the source goes in through the API, the compiler writes
-// in the container's own layer, the artefacts come back through the API
-// into a new directory under tmpDir. Languages with no compile step just
-// get their source there.
+// of l.BuildImage: the source goes in as the shim's input to unpack (or,
+// without the shim, through the API), the compiler writes in the
+// container's own layer, the artefacts come back through the API into a
+// new directory under tmpDir. Languages with no compile step just get
+// their source there. With a Warm (NewWarm), the build takes a container
+// armed ahead for its language.
 func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpDir string) (BuildResult, error) {
 	return r.BuildFiles(ctx, l, map[string][]byte{l.Source: source}, tmpDir)
 }
@@ -93,9 +95,6 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 		WallLimit:   3*timeLimit + 10*time.Second,
 		Writable:    true,
 		WorkDir:     lang.BuildDir,
-		Prepare: func(ctx context.Context, rt bindings.Runtime, id string) error {
-			return rt.CopyIn(ctx, id, "/", sourceTar(files))
-		},
 		Collect: func(ctx context.Context, rt bindings.Runtime, id string) error {
 			for _, a := range l.Artefacts {
 				err := copyArtefact(ctx, rt, id, path.Join(lang.BuildDir, a), filepath.Join(dir, a))
@@ -110,7 +109,7 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 			return nil
 		},
 	}
-	run, err := r.Run(ctx, req)
+	run, err := r.runBuild(ctx, req, files, tmpDir)
 	if err != nil {
 		return res, fmt.Errorf("build: %w", err)
 	}
@@ -133,6 +132,33 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 		res.OK = true
 	}
 	return res, nil
+}
+
+// runBuild puts the source files into req's container and runs it: as the
+// shim's input to unpack, which lets a Warm arm the build ahead, or without
+// the shim copied in through the API once the container is made.
+func (r *Runner) runBuild(ctx context.Context, req RunRequest, files map[string][]byte, tmpDir string) (RunResult, error) {
+	if r.Shim == "" {
+		req.Prepare = func(ctx context.Context, rt bindings.Runtime, id string) error {
+			return rt.CopyIn(ctx, id, "/", sourceTar(files))
+		}
+		return r.Run(ctx, req)
+	}
+	f, err := os.CreateTemp(tmpDir, "podjail-sources-")
+	if err != nil {
+		return RunResult{}, err
+	}
+	defer os.Remove(f.Name())
+	_, err = f.Write(shim.Pack(files))
+	// Bind-mounted: the Podman service reads it.
+	if err = errors.Join(err, f.Chmod(0o644), f.Close()); err != nil {
+		return RunResult{}, err
+	}
+	req.InputFile, req.UnpackInput = f.Name(), true
+	if r.builds != nil {
+		return r.builds.Run(ctx, req)
+	}
+	return r.Run(ctx, req)
 }
 
 // sourceTar is a tar stream of BuildDir holding the files, in name order.
@@ -160,8 +186,8 @@ func checkBuildFiles(files map[string][]byte) error {
 		return &RequestError{"source", errors.New("no source file given")}
 	}
 	for name := range files {
-		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00") {
-			return &RequestError{"source", fmt.Errorf("%q is not a plain file name", name)}
+		if err := shim.CheckFileName(name); err != nil {
+			return &RequestError{"source", err}
 		}
 	}
 	return nil

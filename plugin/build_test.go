@@ -39,8 +39,8 @@ func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
 		if res.OK != c.ok || !strings.Contains(res.Note, c.note) {
 			t.Errorf("%s: ok %t, note %q", c.name, res.OK, res.Note)
 		}
-		if got := string(rt.copiedIn["/build/main.c"]); got != "int main(){}" {
-			t.Errorf("%s: source copied in as %q", c.name, got)
+		if got := string(rt.unpacked["/build/main.c"]); got != "int main(){}" || len(rt.copiedIn) != 0 {
+			t.Errorf("%s: source unpacked by the shim as %q, %d files copied in through the API; want it unpacked alone", c.name, got, len(rt.copiedIn))
 		}
 		spec := rt.container(rt.state().created[0]).spec
 		if spec.Image != "fake/build" || !spec.Writable || spec.WorkDir != lang.BuildDir || programPath(spec) != "/bin/sh" {
@@ -123,8 +123,8 @@ func TestBuildFilesCopiesEveryFileIn(t *testing.T) {
 	if err != nil || !res.OK {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if a, b := string(rt.copiedIn["/build/a.c"]), string(rt.copiedIn["/build/b.c"]); a != "A" || b != "B" {
-		t.Errorf("copied in a.c %q, b.c %q", a, b)
+	if a, b := string(rt.unpacked["/build/a.c"]), string(rt.unpacked["/build/b.c"]); a != "A" || b != "B" {
+		t.Errorf("unpacked a.c %q, b.c %q", a, b)
 	}
 	if data, err := os.ReadFile(filepath.Join(res.Dir, "T")); err != nil || string(data) != "ELF" {
 		t.Errorf("artefact T %q %v", data, err)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -59,6 +60,7 @@ type fakeRuntime struct {
 	goes     []string // containers that got their go, in order
 	kills    []string // "id SIGNAL"
 	copiedIn map[string][]byte
+	unpacked map[string][]byte // what shims were given to --unpack, by container path
 }
 
 type fakeContainer struct {
@@ -87,7 +89,7 @@ type fakeContainer struct {
 var _ bindings.Runtime = (*fakeRuntime)(nil)
 
 func newFakeRuntime(cg *fakeCgroups) *fakeRuntime {
-	rt := &fakeRuntime{cg: cg, all: map[string]*fakeContainer{}, copiedIn: map[string][]byte{}}
+	rt := &fakeRuntime{cg: cg, all: map[string]*fakeContainer{}, copiedIn: map[string][]byte{}, unpacked: map[string][]byte{}}
 	if cg != nil {
 		cg.rt = rt
 	}
@@ -317,6 +319,24 @@ func (rt *fakeRuntime) CopyIn(_ context.Context, id, dir string, r io.Reader) er
 	}
 }
 
+// unpack is the shim's --unpack after the go: the input file's files
+// into the working directory.
+func (rt *fakeRuntime) unpack(c *fakeContainer) {
+	f, err := os.Open(c.spec.InputFile)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+		data, _ := io.ReadAll(tr)
+		rt.mu.Lock()
+		c.files[path.Join(c.spec.WorkDir, h.Name)] = data
+		rt.unpacked[path.Join(c.spec.WorkDir, h.Name)] = data
+		rt.mu.Unlock()
+	}
+}
+
 func (rt *fakeRuntime) CopyOut(_ context.Context, id, p string, w io.Writer) error {
 	c, err := rt.get(id)
 	if err != nil {
@@ -386,6 +406,9 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 			return
 		}
 	}
+	if c.shimmed && slices.Contains(c.spec.Command, "--unpack") {
+		rt.unpack(c)
+	}
 	rt.mu.Lock()
 	rt.goes = append(rt.goes, c.id)
 	hook := rt.onGo
@@ -405,6 +428,9 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 		q := p.atGo(c.spec)
 		p.stdout, p.exit = q.stdout, q.exit
 		report.ExitCode = q.exit
+		if q.files != nil {
+			p.files = q.files
+		}
 	}
 	if dir != "" {
 		_ = chargeCPU(dir, p.cpu)

@@ -116,6 +116,12 @@ type RunRequest struct {
 	Writable bool
 	WorkDir  string
 	Binds    []bindings.Bind
+	// UnpackInput says InputFile is a tar of plain files (shim.Pack) that
+	// the shim writes into WorkDir just before the program starts, whose
+	// stdin is then empty: a build's sources, put in without a copy into
+	// the container through Podman, so that the run can be armed before
+	// they are known (Warm). Needs the shim. Zero value: InputFile is stdin.
+	UnpackInput bool
 	// Prepare runs after the container is created, before it starts
 	// (the build step copies the sources in). Zero value: nothing.
 	Prepare func(ctx context.Context, rt bindings.Runtime, id string) error
@@ -212,6 +218,8 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
 	case r.InputFile != "" && r.StdinStream != nil:
 		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
+	case r.UnpackInput && r.InputFile == "":
+		return &RequestError{"input", errors.New("files to unpack need an input file")}
 	case r.StderrFile != "" && r.StderrToStdout:
 		return &RequestError{"stderr", errors.New("a stderr file and stderr to stdout are exclusive")}
 	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.StackBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
@@ -322,6 +330,7 @@ type Runner struct {
 	MemoryCeiling int64
 
 	warned sync.Map // images already warned about running without the shim
+	builds *Warm    // NewWarm's, which builds are then armed ahead by; nil: none
 }
 
 // ShimError is a failure of the shim, not of the program: the run says
@@ -384,6 +393,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		if req.StderrFile != "" || req.StderrToStdout {
 			return spec, nil, &RequestError{"stderr", errors.New("the program's stderr is given only with podjail-shim")}
 		}
+		if req.UnpackInput {
+			return spec, nil, &RequestError{"input", errors.New("files are unpacked only by podjail-shim")}
+		}
 		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {
 			r.log().Warn("running without the shim: time and memory are the container's cgroup readings, which include the container's own work", "image", req.Image)
 		}
@@ -413,6 +425,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		cmd = append(cmd, "--stdin", shim.StdinInherit)
 	case req.InputFile != "":
 		cmd = append(cmd, "--stdin", bindings.InputPath)
+		if req.UnpackInput {
+			cmd = append(cmd, "--unpack")
+		}
 	}
 	switch {
 	case req.StderrFile != "":

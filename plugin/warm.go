@@ -54,6 +54,9 @@ type warmRun struct {
 	output *lateWriter
 	copied []map[string]entryState // what went into dirs, per dir
 	ahead  bool                    // arming began before its caller came
+	// collect is the caller's Collect (a build's copy of its artefacts),
+	// set when the run is fired, called once it ended.
+	collect func(ctx context.Context, rt bindings.Runtime, id string) error
 }
 
 // Limits of what Warm holds: runs armed at once (one per shape), and how
@@ -64,9 +67,12 @@ const (
 )
 
 // NewWarm keeps armed runs of r, their input files in dir ("" for
-// os.TempDir(); it must be readable by the Podman service).
+// os.TempDir(); it must be readable by the Podman service). r's builds
+// (Build, BuildFiles, Judge's) take its armed runs from then on.
 func NewWarm(r *Runner, dir string) *Warm {
-	return &Warm{r: r, dir: dir, slots: map[string]*warmSlot{}}
+	w := &Warm{r: r, dir: dir, slots: map[string]*warmSlot{}}
+	r.builds = w
+	return w
 }
 
 // Run runs req as Runner.Run does, taking the run armed for its shape if
@@ -74,10 +80,11 @@ func NewWarm(r *Runner, dir string) *Warm {
 // files and directories of its own where req names the caller's: the
 // input, the stderr file and the writable binds are copied in before the
 // go, and the stderr and what the program changed in the binds are copied
-// back after it ended (exchange.go). A request that streams stdin, can be
-// stopped, or prepares or collects files (a build: copying into a running
-// container costs Podman more than the start it would save) runs cold, and
-// so does one whose writable bind holds a named pipe.
+// back after it ended (exchange.go); a build's Collect is the caller's. A
+// request that streams stdin, can be stopped, or prepares files (copying
+// into a running container costs Podman more than the start it would
+// save: a build's sources come as UnpackInput instead) runs cold, and so
+// does one whose writable bind holds a named pipe.
 func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err := ctx.Err(); err != nil {
 		return RunResult{Image: req.Image}, err
@@ -119,6 +126,7 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	}
 	w.r.log().Debug("running armed", "ahead", run.ahead, "image", req.Image, "copied_dirs", len(run.dirs))
 	run.output.set(req.Output)
+	run.collect = req.Collect
 	res, err := run.armed.Fire(ctx)
 	if xerr := run.exchangeOut(context.WithoutCancel(ctx), req, w.r.log()); xerr != nil && err == nil {
 		err = fmt.Errorf("giving back what the run wrote: %w", xerr)
@@ -248,6 +256,11 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 			return
 		}
 		req.InputFile, req.Output = run.input, run.output
+		if req.Collect != nil {
+			req.Collect = func(ctx context.Context, rt bindings.Runtime, id string) error {
+				return run.collect(ctx, rt, id)
+			}
+		}
 		// Armed for a caller that comes later: not bound to this one.
 		run.armed, run.err = w.r.Arm(context.WithoutCancel(ctx), req)
 	}()
@@ -404,13 +417,15 @@ func (w *Warm) Close(ctx context.Context) error {
 	}
 }
 
-// warmKey is req's shape: everything but the input and the output's
-// destination. ok is false for requests Warm does not take.
+// warmKey is req's shape: everything but the input, the output's
+// destination and what Collect does. ok is false for requests Warm does
+// not take.
 func warmKey(req RunRequest) (key string, ok bool) {
-	if req.StdinStream != nil || req.Stop != nil || req.Prepare != nil || req.Collect != nil {
+	if req.StdinStream != nil || req.Stop != nil || req.Prepare != nil {
 		return "", false
 	}
-	req.InputFile, req.Output = "", nil
+	collects := req.Collect != nil
+	req.InputFile, req.Output, req.Collect = "", nil, nil
 	if req.StderrFile != "" {
 		req.StderrFile = "(the caller's)"
 	}
@@ -420,7 +435,7 @@ func warmKey(req RunRequest) (key string, ok bool) {
 			req.Binds[i].Source = "(the caller's)"
 		}
 	}
-	return fmt.Sprintf("%#v", req), true
+	return fmt.Sprintf("%#v collects=%v", req, collects), true
 }
 
 // fillInput copies the caller's input (a checked regular file; "" for

@@ -26,11 +26,15 @@ type Config struct {
 	Env            []string // the program's environment: DefaultEnv then each --env
 	Argv           []string // program path (absolute) and its arguments
 	Armed          bool     // wait for the runner's go before starting the program
+	// Unpack: the input file is a Pack stream, written into the working
+	// directory before the program starts (after the go), whose stdin is
+	// then /dev/null.
+	Unpack bool
 }
 
 // ParseArgs parses args (without argv[0]):
 //
-//	--memory BYTES --pids N [--armed] [--stdin PATH] [--stderr PATH | --stderr-to-stdout]
+//	--memory BYTES --pids N [--armed] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
 //	[--env NAME=VALUE]... -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
@@ -52,6 +56,10 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		if a == "--stderr-to-stdout" {
 			c.StderrToStdout = true
+			continue
+		}
+		if a == "--unpack" {
+			c.Unpack = true
 			continue
 		}
 		name, val, inline := strings.Cut(a, "=")
@@ -100,6 +108,9 @@ func ParseArgs(args []string) (Config, error) {
 	}
 	if c.Stderr != "" && c.StderrToStdout {
 		return c, fmt.Errorf("--stderr and --stderr-to-stdout exclude each other")
+	}
+	if c.Unpack && (c.Stdin == "" || c.Stdin == StdinInherit) {
+		return c, fmt.Errorf("--unpack needs --stdin with a file")
 	}
 	c.Argv = args[i:]
 	if len(c.Argv) == 0 || !filepath.IsAbs(c.Argv[0]) {

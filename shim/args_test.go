@@ -34,6 +34,8 @@ func TestParseArgs(t *testing.T) {
 		"--memory 1 --pids 1 --env X -- /prog",
 		"--memory 1 --pids 1 --env PODJAIL_NONCE=x -- /prog",
 		"--memory 1 --pids 1 --bogus -- /prog",
+		"--memory 1 --pids 1 --unpack -- /prog",
+		"--memory 1 --pids 1 --stdin - --unpack -- /prog",
 		"--memory 1 --pids",
 		"/prog",
 	}

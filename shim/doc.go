@@ -16,7 +16,7 @@
 //
 // Command line (argv[0] is ignored; flags also take --name=value):
 //
-//	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH]
+//	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH [--unpack]]
 //	             [--stderr PATH | --stderr-to-stdout] [--env NAME=VALUE]... -- PROGRAM [ARG...]
 //
 //	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
@@ -25,6 +25,11 @@
 //	--stdin   absolute path of the input file, opened by the shim as root and given to
 //	          the program as fd 0; default /dev/null; "-" gives the program the
 //	          shim's own stdin (the container's, fed through attach)
+//	--unpack  the input file is a tar of plain files (Pack): after the go (step 6) the
+//	          shim writes them, as root, into its working directory, which it makes mode
+//	          0777 (files 0666, never through a link or over an existing one), and the
+//	          program's stdin is /dev/null: a build's sources, put in without a copy into
+//	          the container through Podman (step "unpack" on failure)
 //	--stderr  absolute path of an existing file (the caller's, bind-mounted by the
 //	          runner) opened for appending, not created, not through a symlink, and
 //	          given to the program as fd 2; default /dev/null

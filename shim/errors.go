@@ -29,6 +29,7 @@ const (
 	StepCgroup   Step = "cgroup"   // making the two cgroups and setting limits
 	StepProbe    Step = "probe"    // proving 65534:65534 cannot regain root
 	StepGo       Step = "go"       // armed: waiting for the runner's go
+	StepUnpack   Step = "unpack"   // writing the input's files into the working directory
 	StepNSFilter Step = "nsfilter" // the seccomp filter refusing the program new namespaces
 	StepStart    Step = "start"    // clone into the program cgroup and exec
 	StepWait     Step = "wait"     // wait4 on the program

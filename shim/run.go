@@ -80,6 +80,13 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 			return 0, err
 		}
 	}
+	if cfg.Unpack {
+		if stdin, err = unpackInput(stdin); err != nil {
+			cg.Remove()
+			return 0, err
+		}
+		defer stdin.Close()
+	}
 	pid, err := startProgram(cfg, int(dir.Fd()), stdin, errOut)
 	if err != nil {
 		return 0, err
@@ -106,6 +113,19 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 		}
 	}
 	return code, nil
+}
+
+// unpackInput writes the input's files into the working directory and
+// gives what the program gets as stdin instead: /dev/null.
+func unpackInput(in *os.File) (*os.File, error) {
+	if err := unpack(in); err != nil {
+		return nil, &SetupError{StepUnpack, err}
+	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		return nil, &SetupError{StepUnpack, err}
+	}
+	return null, nil
 }
 
 // openStderr is what the program gets as stderr: /dev/null, the shim's

@@ -20,9 +20,10 @@ var benchBuildSource = map[string][]byte{
 }
 
 // benchBuilds times n builds of the trivial program in language id in
-// this process and, when service is set, n through the service. Every
-// build must succeed.
-func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string, n int) (local, viaService time.Duration, err error) {
+// this process and, when service is set, n through the service, each after
+// pause (the service arms the next build meanwhile). Every build must
+// succeed.
+func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string, n int, pause time.Duration) (local, viaService time.Duration, err error) {
 	l, err := lang.Default().Lookup(id)
 	if err != nil {
 		return 0, 0, err
@@ -52,7 +53,7 @@ func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string,
 		return local, 0, err
 	}
 	defer closeFn()
-	viaService, err = medianOf(n, 0, func() error {
+	viaService, err = medianOf(n, pause, func() error {
 		res, err := c.Compile(ctx, id, src)
 		if err == nil && !res.OK {
 			err = fmt.Errorf("the trivial %s program did not build through the service: %s\n%s", id, res.Note, res.Output)

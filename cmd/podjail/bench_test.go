@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin/lang"
 )
 
 // TestPodjailBench runs `podjail bench` once in this boot and logs its
@@ -31,9 +32,20 @@ func TestPodjailBench(t *testing.T) {
 	if !strings.Contains(r.stdout, "isolate --run in process") || !strings.Contains(r.stdout, "through the service, after a pause") {
 		t.Error("the bench did not time isolate --run in process and through the service")
 	}
-	// The service keeps a run armed ahead until it stops.
-	if code, log := stop(); code != 0 {
+	// The service keeps a run armed ahead until it stops. Its C builds
+	// after the first take containers armed ahead for them.
+	c, err := lang.Default().Lookup("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, log := stop()
+	if code != 0 {
 		t.Errorf("service: exit %d\n%s", code, log)
+	}
+	if !slices.ContainsFunc(strings.Split(log, "\n"), func(l string) bool {
+		return strings.Contains(l, "running armed") && strings.Contains(l, "ahead=true") && strings.Contains(l, "image="+c.BuildImage)
+	}) {
+		t.Errorf("no build of the service was taken armed ahead (no \"running armed\" line with ahead=true and image=%s):\n%s", c.BuildImage, log)
 	}
 	assertNothingLeft(t, env, "")
 }
