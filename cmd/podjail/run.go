@@ -146,6 +146,11 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 		return plugin.RunResult{}, err
 	}
 	xr, err := svc.Exec(ctx, x, req.Output)
+	if errors.Is(err, sandbox.ErrPermissionDenied) && x.InputPath != "" && len(x.Binds) == 0 && x.StderrPath == "" {
+		// A service of another user does not read our files with its
+		// rights: the input goes whole, read with ours.
+		xr, err = execUploading(ctx, svc, x, req.Output)
+	}
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
@@ -157,6 +162,17 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 		return res, &plugin.ShimError{Step: string(rep.Step), Err: rep.Error}
 	}
 	return res, nil
+}
+
+// execUploading is x through svc with its input file sent whole.
+func execUploading(ctx context.Context, svc *sandbox.Client, x sandbox.ExecRequest, out io.Writer) (sandbox.ExecResult, error) {
+	f, err := os.Open(x.InputPath)
+	if err != nil {
+		return sandbox.ExecResult{}, err
+	}
+	defer f.Close()
+	x.InputPath, x.Stdin, x.StdinWhole = "", f, true
+	return svc.Exec(ctx, x, out)
 }
 
 // frontRun runs one program for a front (isolate, omegajail), whose

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/podjail/podjail/internal/hosttest"
@@ -121,4 +123,42 @@ func runVia(t *testing.T, env hosttest.Env, service string, flags, argv []string
 	}
 	t.Logf("--service %s: exit %d signal %q killed %q verdict %s, %d bytes out, wall %v", service, res.ExitCode, res.Signal, res.Killed, res.Verdict, len(out), res.Wall)
 	return res, out
+}
+
+// TestServeTakesAnotherUsersInputWhole: a member of a root service's
+// --group may not have it read a file with root's rights, so `podjail run
+// --input` sends the file whole, read with the caller's own, and the
+// program reads it all the same. Rootful only: the caller is another user
+// (nobody), which only root can start.
+func TestServeTakesAnotherUsersInputWhole(t *testing.T) {
+	env := hosttest.Podman(t)
+	if env.Rootless {
+		t.Skip("starts a client as another user (nobody), which needs root: the rootful pass runs this test")
+	}
+	// Reachable by nobody: t.TempDir's parents are root's alone.
+	dir, err := os.MkdirTemp("", "podjail-group-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "podjail.sock")
+	stop := startServiceAt(t, env, sock, syscall.SIGTERM, "--group", "65534")
+	input, output := filepath.Join(dir, "input"), filepath.Join(dir, "stdout")
+	data := bytes.Repeat([]byte("a file of nobody's\n"), 1000)
+	if err := os.WriteFile(input, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(env.Podjail, "run", "--service", sock, "--image", env.Image, "--input", input, "--output", output, "--", testProgram, "cat")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	out, err := cmd.CombinedOutput()
+	got, _ := os.ReadFile(output)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Errorf("podjail run --input as nobody through root's service: %v, %d bytes of stdout, want %d\n%s", err, len(got), len(data), out)
+	}
+	if code, log := stop(); code != 0 {
+		t.Errorf("the service exited %d\n%s", code, log)
+	}
 }

@@ -45,6 +45,7 @@ type fakeEngine struct {
 
 	lastRun   Execution
 	lastExec  ExecRequest
+	execs     int // Exec calls
 	lastInput []byte
 	lastJudge JudgeRequest
 	buildDirs []string
@@ -77,6 +78,7 @@ func (f *fakeEngine) Exec(_ context.Context, req ExecRequest, stdout io.Writer) 
 	}
 	f.mu.Lock()
 	f.lastExec, f.lastInput = req, in
+	f.execs++
 	f.mu.Unlock()
 	if err := f.err("exec"); err != nil {
 		return ExecResult{}, err
@@ -153,6 +155,12 @@ func connect(t *testing.T, eng Engine) (Sandbox, *Server) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return connectServer(t, srv), srv
+}
+
+// connectServer is a plugin client of srv, closed with the test.
+func connectServer(t *testing.T, srv *Server) Sandbox {
+	t.Helper()
 	client, _ := goplugin.TestPluginGRPCConn(t, false, map[string]goplugin.Plugin{PluginName: &GRPCPlugin{Impl: srv}})
 	t.Cleanup(func() {
 		_ = client.Close()
@@ -166,7 +174,7 @@ func connect(t *testing.T, eng Engine) (Sandbox, *Server) {
 	if !ok {
 		t.Fatalf("dispensed %T, not a Sandbox", raw)
 	}
-	return sb, srv
+	return sb
 }
 
 func okEngine() *fakeEngine {
@@ -673,6 +681,24 @@ func TestExecSendsStdin(t *testing.T) {
 			t.Errorf("whole=%t: the engine got input path %q, stream %v", whole, x.InputPath, x.Stdin != nil)
 		}
 	}
+	// Past the server's MaxUpload, refused before any run.
+	srv, err := NewServer(eng, ServerOptions{TmpDir: t.TempDir(), MaxUpload: int64(len(input)) - 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := connectServer(t, srv)
+	eng.mu.Lock()
+	runs := eng.execs
+	eng.mu.Unlock()
+	_, err = small.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, Stdin: bytes.NewReader(input), StdinWhole: true}, nil)
+	if !errors.Is(err, ErrInvalidArgument) || !strings.Contains(err.Error(), "stream it instead") {
+		t.Errorf("an upload over MaxUpload: %v, want ErrInvalidArgument saying what to do", err)
+	}
+	eng.mu.Lock()
+	if eng.execs != runs {
+		t.Error("an upload over MaxUpload was run")
+	}
+	eng.mu.Unlock()
 	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, InputPath: "/in", Stdin: strings.NewReader("")}, nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("an input file and stdin = %v, want ErrInvalidArgument", err)
 	}

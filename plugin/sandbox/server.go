@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -67,7 +68,13 @@ type ServerOptions struct {
 	TmpDir string
 	// Log receives the server's log. Zero value: nothing is logged.
 	Log hclog.Logger
+	// MaxUpload bounds an Exec input sent whole (kept in TmpDir for the
+	// run). Zero value: DefaultMaxUpload.
+	MaxUpload int64
 }
+
+// DefaultMaxUpload is ServerOptions.MaxUpload's default: 1 GiB.
+const DefaultMaxUpload = 1 << 30
 
 // Server serves the Sandbox service over an Engine. It keeps each
 // successful build's artefacts in its own directory until Release or
@@ -75,9 +82,10 @@ type ServerOptions struct {
 type Server struct {
 	pb.UnimplementedSandboxServer
 
-	engine Engine
-	log    hclog.Logger
-	dir    string
+	engine    Engine
+	log       hclog.Logger
+	dir       string
+	maxUpload int64
 
 	stop   context.Context // cancelled by Close: ends every call
 	cancel context.CancelFunc
@@ -110,7 +118,8 @@ func NewServer(e Engine, opts ServerOptions) (*Server, error) {
 		log = hclog.NewNullLogger()
 	}
 	stop, cancel := context.WithCancel(context.Background())
-	return &Server{engine: e, log: log, dir: dir, stop: stop, cancel: cancel, handles: map[string]*handle{}}, nil
+	return &Server{engine: e, log: log, dir: dir, maxUpload: cmp.Or(opts.MaxUpload, DefaultMaxUpload),
+		stop: stop, cancel: cancel, handles: map[string]*handle{}}, nil
 }
 
 // Close ends the calls under way (their contexts are cancelled), waits for
@@ -395,20 +404,42 @@ func copyStdin(stream pb.Sandbox_ExecServer, w io.Writer) error {
 	}
 }
 
-// receiveInput writes the caller's whole stdin to a file the Podman
-// service can mount, before the run.
+// receiveInput writes the caller's whole stdin, at most maxUpload bytes,
+// to a file the Podman service can mount, before the run.
 func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
 	f, err := os.CreateTemp(s.dir, "input-")
 	if err != nil {
 		return "", err
 	}
-	err = copyStdin(stream, f)
+	capped := &cappedWriter{w: f, room: s.maxUpload}
+	err = copyStdin(stream, capped)
 	err = errors.Join(err, f.Close(), os.Chmod(f.Name(), 0o644))
-	if err != nil {
+	switch {
+	case capped.over:
+		_ = os.Remove(f.Name())
+		return "", invalid(fmt.Sprintf("exec: the input sent whole is over this service's %d bytes: stream it instead, or name it as a file to a service of your own user", s.maxUpload))
+	case err != nil:
 		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("exec: receiving the input: %w", err)
 	}
 	return f.Name(), nil
+}
+
+// cappedWriter writes to w until room bytes were written; past that it
+// fails and says so in over.
+type cappedWriter struct {
+	w    io.Writer
+	room int64
+	over bool
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.room {
+		c.over = true
+		return 0, errors.New("over the upload limit")
+	}
+	c.room -= int64(len(p))
+	return c.w.Write(p)
 }
 
 // check refuses what no run could do.
