@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -121,7 +122,12 @@ func TestQuadletServiceJudges(t *testing.T) {
 	// The service's log goes to a file too: a rootless test cannot read
 	// the user's journal.
 	serviceLog := filepath.Join(hostDir, "service.log")
-	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nEnvironment=PODJAIL_LOG_LEVEL=debug PODJAIL_LOG_FILE=%s\n", problems, problems, serviceLog)
+	// The isolate front's boxes are under boxes, which the unit mounts as
+	// docs/service.md says a judge's box directory must be.
+	boxes := t.TempDir()
+	_ = os.Chmod(boxes, 0o777)
+	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nVolume=%s:%s\nEnvironment=PODJAIL_LOG_LEVEL=debug PODJAIL_LOG_FILE=%s\n",
+		problems, problems, boxes, boxes, serviceLog)
 	if err := os.WriteFile(filepath.Join(dropins, "test.conf"), []byte(dropin), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +202,7 @@ func TestQuadletServiceJudges(t *testing.T) {
 	if st := ctl("is-active", "podjail.service"); st != "active" {
 		t.Errorf("podjail.service is %s after the judge: it did not go through it", st)
 	}
+	isolateThroughQuadlet(t, env, boxes, serviceLog)
 	ps, err := exec.Command("podman", "ps", "--filter", "name=^systemd-podjail$", "--format", "{{.Names}} {{.Image}}").CombinedOutput()
 	t.Logf("the service's container: %s", ps)
 	if err != nil || !strings.Contains(string(ps), image) {
@@ -221,6 +228,32 @@ func TestQuadletServiceJudges(t *testing.T) {
 		t.Errorf("temporary files left in %s/tmp: %v", hostDir, left)
 	}
 	assertNothingLeft(t, env, "")
+}
+
+// isolateThroughQuadlet: the isolate front, called as a judge calls it,
+// runs through the containerised service when the box's directory is
+// mounted in it. Two runs of one command each make the next directory in
+// the box (copied in and back); the second is taken armed ahead.
+func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog string) {
+	extra := []string{"PODJAIL_SERVICE=" + sandbox.DefaultSocket()}
+	if r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "--init"); r.code != 0 {
+		t.Fatalf("isolate --init: exit %d\n%s", r.code, r.stderr)
+	}
+	box := filepath.Join(boxes, "3", "box")
+	script := `mkdir "d$(( $(ls -d d* 2>/dev/null | wc -l) + 1 ))"`
+	for i := 1; i <= 2; i++ {
+		r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "-s", "-p", "--run", "--", "/bin/sh", "-c", script)
+		_, err := os.Stat(filepath.Join(box, "d"+strconv.Itoa(i)))
+		if r.code != 0 || err != nil || strings.Contains(r.stderr, "in this process") {
+			t.Errorf("isolate --run %d through the containerised service: exit %d, d%d: %v\n%s", i, r.code, i, err, r.stderr)
+		}
+	}
+	if r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "--cleanup"); r.code != 0 {
+		t.Errorf("isolate --cleanup: exit %d\n%s", r.code, r.stderr)
+	}
+	if log, _ := os.ReadFile(serviceLog); !bytes.Contains(log, []byte("ahead=true")) {
+		t.Errorf("the containerised service took no isolate run armed ahead:\n%s", log)
+	}
 }
 
 // judgeWithin runs `podjail judge --json ARGS`, killed after d (no t: it

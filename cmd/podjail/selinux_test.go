@@ -18,6 +18,7 @@ import (
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
 )
 
 // The SELinux pass (make test-vm's second boot, security=selinux, the
@@ -381,4 +382,51 @@ func TestSELinuxContribModule(t *testing.T) {
 	if levels < 3 {
 		t.Errorf("%d levels in the judge's debug log, want a build, runs and a checker", levels)
 	}
+}
+
+// TestSELinuxArmedAheadThroughService: what a service arms ahead works
+// under SELinux's labels: a judge's build (its sources unpacked by the
+// shim from a file of the service's) and an isolate box copied into a
+// directory of the service's and back. The second of each is taken armed
+// ahead; the rootless pass fails on any denial of container_t.
+func TestSELinuxArmedAheadThroughService(t *testing.T) {
+	env := hosttest.SELinux(t)
+	sock, stop := startService(t, env, "--drain", "2s")
+	problems, _ := judgeFiles(t, env)
+	dir := filepath.Join(problems, "aplusb")
+	for i := 1; i <= 2; i++ {
+		res, code := judgeJSON(t, env, "--service", sock, dir, filepath.Join(dir, "solutions", "accepted.c"))
+		if res.Verdict != plugin.AC || code != exitOK {
+			t.Errorf("judge %d through the service: %s (%s), exit %d; want AC", i, res.Verdict, res.Note, code)
+		}
+	}
+	boxes := t.TempDir()
+	_ = os.Chmod(boxes, 0o777)
+	extra := []string{"PODJAIL_SERVICE=" + sock}
+	if r := isolateWith(t, env, boxes, extra, nil, "-b", "5", "--init"); r.code != 0 {
+		t.Fatalf("isolate --init: exit %d\n%s", r.code, r.stderr)
+	}
+	script := `mkdir "d$(( $(ls -d d* 2>/dev/null | wc -l) + 1 ))"`
+	for i := 1; i <= 2; i++ {
+		r := isolateWith(t, env, boxes, extra, nil, "-b", "5", "-s", "-p", "--run", "--", "/bin/sh", "-c", script)
+		if _, err := os.Stat(filepath.Join(boxes, "5", "box", "d"+strconv.Itoa(i))); r.code != 0 || err != nil {
+			t.Errorf("isolate --run %d through the service: exit %d, d%d: %v\n%s", i, r.code, i, err, r.stderr)
+		}
+	}
+	code, log := stop()
+	c, err := lang.Default().Lookup("c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var build, box bool
+	for _, l := range strings.Split(log, "\n") {
+		if strings.Contains(l, "running armed") && strings.Contains(l, "ahead=true") {
+			build = build || strings.Contains(l, "image="+c.BuildImage)
+			box = box || strings.Contains(l, "copied_dirs=1")
+		}
+	}
+	if code != 0 || !build || !box {
+		t.Errorf("service: exit %d, a build taken armed ahead %t, an isolate run %t; want 0, both\n%s", code, build, box, log)
+	}
+	assertNothingLeft(t, env, "")
 }
