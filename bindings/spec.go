@@ -67,7 +67,9 @@ type Spec struct {
 	// own layer (the build step's compiler writes there). Zero value:
 	// read-only root.
 	Writable bool
-	// WorkDir is the working directory. Zero value: the image's.
+	// WorkDir is the working directory, made (root's, mode 0755) where the
+	// image has none: a build's, which the shim fills. Zero value: the
+	// image's.
 	WorkDir string
 	// SeccompProfile is the host path of a seccomp profile (JSON) the
 	// Podman service reads. Zero value: Podman's default profile.
@@ -152,6 +154,10 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 	readOnly := !s.Writable
 	g.ReadOnlyFilesystem = &readOnly
 	g.WorkDir = s.WorkDir
+	if s.WorkDir != "" {
+		yes := true
+		g.CreateWorkingDir = &yes
+	}
 	g.ReadWriteTmpfs = &no
 	if s.Profile.ScratchPath != "" && !s.bindsAt(s.Profile.ScratchPath) {
 		g.Mounts = append(g.Mounts, spec.Mount{

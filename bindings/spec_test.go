@@ -122,6 +122,20 @@ func TestSpecLowersTheShimRun(t *testing.T) {
 	}
 }
 
+// A build's working directory is not in its image: Podman makes it, where
+// it would otherwise refuse to start the container.
+func TestSpecMakesTheWorkingDirectory(t *testing.T) {
+	s := validSpec()
+	s.WorkDir = "/build"
+	g, err := s.generator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.WorkDir != "/build" || g.CreateWorkingDir == nil || !*g.CreateWorkingDir {
+		t.Errorf("workdir %q, create %v; want /build, made if missing", g.WorkDir, g.CreateWorkingDir)
+	}
+}
+
 func TestSpecLowersRlimitsAsPodmanNamesThem(t *testing.T) {
 	s := validSpec()
 	s.Rlimits = policy.Rlimits(64<<20, 16<<20, 0)
