@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -145,8 +146,18 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
+	if x.StderrPath != "" {
+		// Appended to here, once the program ended: the service need not
+		// see our file, nor be allowed to write it.
+		f, err := os.OpenFile(x.StderrPath, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return plugin.RunResult{}, &plugin.RequestError{Field: "stderr", Err: err}
+		}
+		defer f.Close()
+		x.StderrPath, x.Stderr = "", f
+	}
 	xr, err := svc.Exec(ctx, x, req.Output)
-	if errors.Is(err, sandbox.ErrPermissionDenied) && x.InputPath != "" && len(x.Binds) == 0 && x.StderrPath == "" {
+	if errors.Is(err, sandbox.ErrPermissionDenied) && x.InputPath != "" && len(x.Binds) == 0 {
 		// A service of another user does not read our files with its
 		// rights: the input goes whole, read with ours.
 		xr, err = execUploading(ctx, svc, x, req.Output)

@@ -205,6 +205,12 @@ func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (E
 					return ExecResult{}, fmt.Errorf("exec: writing the program's stdout: %w", err)
 				}
 			}
+		case *pb.ExecEvent_Stderr:
+			if req.Stderr != nil {
+				if _, err := req.Stderr.Write(e.Stderr); err != nil {
+					return ExecResult{}, fmt.Errorf("exec: writing the program's stderr: %w", err)
+				}
+			}
 		case *pb.ExecEvent_Result:
 			return execResultGo(e.Result), nil
 		}

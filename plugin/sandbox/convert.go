@@ -224,6 +224,8 @@ func execRequestPB(req ExecRequest) *pb.ExecRequest {
 		p.Stderr = pb.StderrTo_STDERR_TO_STDOUT
 	case req.StderrPath != "":
 		p.Stderr, p.StderrPath = pb.StderrTo_STDERR_TO_FILE, req.StderrPath
+	case req.Stderr != nil:
+		p.Stderr = pb.StderrTo_STDERR_TO_CALLER
 	}
 	return p
 }

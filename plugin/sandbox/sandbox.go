@@ -271,10 +271,13 @@ type ExecRequest struct {
 	Stdin      io.Reader
 	StdinWhole bool
 	// The program's stderr goes nowhere (zero values), to its stdout
-	// (StderrToStdout), or is appended to StderrPath, an existing file of
-	// the plugin's host (bounded like every file by FileSize).
+	// (StderrToStdout), is appended to StderrPath, an existing file of
+	// the plugin's host, or is written to Stderr on the caller's side once
+	// the program ended (the plugin keeps it meanwhile); bounded like every
+	// file by FileSize. One of the three at most.
 	StderrToStdout bool
 	StderrPath     string
+	Stderr         io.Writer
 }
 
 // Bind mounts a directory of the plugin's host into the container.

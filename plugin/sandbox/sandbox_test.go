@@ -45,7 +45,8 @@ type fakeEngine struct {
 
 	lastRun   Execution
 	lastExec  ExecRequest
-	execs     int // Exec calls
+	execs     int    // Exec calls
+	stderr    []byte // what Exec's program writes to its stderr file
 	lastInput []byte
 	lastJudge JudgeRequest
 	buildDirs []string
@@ -89,6 +90,17 @@ func (f *fakeEngine) Exec(_ context.Context, req ExecRequest, stdout io.Writer) 
 			return ExecResult{}, err
 		}
 		rest = rest[n:]
+	}
+	// The program's stderr, appended as the shim does.
+	if req.StderrPath != "" && len(f.stderr) > 0 {
+		e, err := os.OpenFile(req.StderrPath, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return ExecResult{}, err
+		}
+		_, err = e.Write(f.stderr)
+		if err = errors.Join(err, e.Close()); err != nil {
+			return ExecResult{}, err
+		}
 	}
 	return ExecResult{Run: f.run, Verdict: TLE, VerdictNote: "3.01 s", Container: "podjail-fake", Report: []byte(`{"exit_code":137}`)}, nil
 }
@@ -704,6 +716,35 @@ func TestExecSendsStdin(t *testing.T) {
 	}
 	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, StderrToStdout: true, StderrPath: "/e"}, nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("stderr to two places = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestExecSendsStderrBack: stderr to the caller is kept in a file of the
+// server's during the run and sent after stdout; no host path of the
+// caller's is named, so any caller may ask for it, and the file is gone
+// afterwards.
+func TestExecSendsStderrBack(t *testing.T) {
+	eng := okEngine()
+	eng.stderr = bytes.Repeat([]byte("Traceback (most recent call last)\n"), 5000) // 170 KB: several pieces
+	sb, srv := connect(t, eng)
+	var stdout, stderr bytes.Buffer
+	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, Stderr: &stderr}, &stdout); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(stderr.Bytes(), eng.stderr) || !bytes.Equal(stdout.Bytes(), eng.output) {
+		t.Errorf("stderr %d bytes, stdout %d; want %d and %d", stderr.Len(), stdout.Len(), len(eng.stderr), len(eng.output))
+	}
+	eng.mu.Lock()
+	path := eng.lastExec.StderrPath
+	eng.mu.Unlock()
+	if filepath.Dir(path) != srv.dir {
+		t.Errorf("the run's stderr file is %q, want one in the server's %s", path, srv.dir)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stderr file is left after the call: %v", err)
+	}
+	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, Stderr: &stderr, StderrToStdout: true}, nil); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("stderr to the caller and to stdout = %v, want ErrInvalidArgument", err)
 	}
 }
 

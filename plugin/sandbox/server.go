@@ -360,6 +360,18 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 			return s.fail("exec", Mark(fmt.Errorf("exec: this service runs as uid %d and uses host paths with its rights; a caller of uid %d may not name them (an input file, bind mounts, a stderr file): send the input as stdin instead, call a service of your own user, or work in your own process (--service none)", os.Geteuid(), p.UID), ErrPermissionDenied))
 		}
 	}
+	if req.GetStderr() == pb.StderrTo_STDERR_TO_CALLER {
+		f, err := os.CreateTemp(s.dir, "stderr-")
+		if err != nil {
+			return s.fail("exec", err)
+		}
+		defer os.Remove(f.Name())
+		// The shim opens it as the container's root (RunRequest.StderrFile).
+		if err := errors.Join(f.Chmod(0o666), f.Close()); err != nil {
+			return s.fail("exec", err)
+		}
+		x.StderrPath = f.Name()
+	}
 	switch req.GetStdin() {
 	case pb.StdinFrom_STDIN_FROM_UPLOAD:
 		path, err := s.receiveInput(stream)
@@ -384,7 +396,36 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 	if err := out.flush(); err != nil {
 		return err
 	}
+	if req.GetStderr() == pb.StderrTo_STDERR_TO_CALLER {
+		if err := sendStderr(stream, x.StderrPath); err != nil {
+			return err
+		}
+	}
 	return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Result{Result: execResultPB(res)}})
+}
+
+// sendStderr sends the program's stderr, kept in the file at path, to the
+// caller.
+func sendStderr(stream pb.Sandbox_ExecServer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	errOut := &streamWriter{send: func(p []byte) error {
+		return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Stderr{Stderr: p}})
+	}}
+	if _, err := io.Copy(errOut, f); err != nil {
+		return err
+	}
+	return errOut.flush()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // copyStdin feeds the caller's stdin pieces to w until the caller closes
@@ -455,7 +496,7 @@ func (x ExecRequest) check() error {
 		return invalid("exec: limits must not be negative")
 	case x.Stdin != nil && x.InputPath != "":
 		return invalid("exec: both an input file and stdin to send")
-	case x.StderrToStdout && x.StderrPath != "":
+	case btoi(x.StderrToStdout)+btoi(x.StderrPath != "")+btoi(x.Stderr != nil) > 1:
 		return invalid("exec: stderr can go to one place only")
 	}
 	for _, b := range x.Binds {

@@ -227,6 +227,11 @@ const (
 	// STDERR_TO_FILE: appended to stderr_path, an existing host file
 	// (bounded like every file by file_size_bytes).
 	StderrTo_STDERR_TO_FILE StderrTo = 2
+	// STDERR_TO_CALLER: sent back as stderr events once the program ended,
+	// kept meanwhile in a file of the service's (bounded like every file by
+	// file_size_bytes): for a caller whose own file the service may not
+	// write or cannot see.
+	StderrTo_STDERR_TO_CALLER StderrTo = 3
 )
 
 // Enum value maps for StderrTo.
@@ -235,11 +240,13 @@ var (
 		0: "STDERR_TO_NOTHING",
 		1: "STDERR_TO_STDOUT",
 		2: "STDERR_TO_FILE",
+		3: "STDERR_TO_CALLER",
 	}
 	StderrTo_value = map[string]int32{
 		"STDERR_TO_NOTHING": 0,
 		"STDERR_TO_STDOUT":  1,
 		"STDERR_TO_FILE":    2,
+		"STDERR_TO_CALLER":  3,
 	}
 )
 
@@ -1789,6 +1796,7 @@ type ExecEvent struct {
 	//
 	//	*ExecEvent_Stdout
 	//	*ExecEvent_Result
+	//	*ExecEvent_Stderr
 	Event         isExecEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1849,6 +1857,15 @@ func (x *ExecEvent) GetResult() *ExecResult {
 	return nil
 }
 
+func (x *ExecEvent) GetStderr() []byte {
+	if x != nil {
+		if x, ok := x.Event.(*ExecEvent_Stderr); ok {
+			return x.Stderr
+		}
+	}
+	return nil
+}
+
 type isExecEvent_Event interface {
 	isExecEvent_Event()
 }
@@ -1861,9 +1878,15 @@ type ExecEvent_Result struct {
 	Result *ExecResult `protobuf:"bytes,2,opt,name=result,proto3,oneof"` // the last event
 }
 
+type ExecEvent_Stderr struct {
+	Stderr []byte `protobuf:"bytes,3,opt,name=stderr,proto3,oneof"` // with STDERR_TO_CALLER: the next piece of its stderr, before the result
+}
+
 func (*ExecEvent_Stdout) isExecEvent_Event() {}
 
 func (*ExecEvent_Result) isExecEvent_Event() {}
+
+func (*ExecEvent_Stderr) isExecEvent_Event() {}
 
 type ExecResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2080,10 +2103,11 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x0ffile_size_bytes\x18\x0e \x01(\x03R\rfileSizeBytes\x12\x1f\n" +
 	"\vstack_bytes\x18\x0f \x01(\x03R\n" +
 	"stackBytes\x12(\n" +
-	"\x10memory_exit_code\x18\x10 \x01(\x05R\x0ememoryExitCode\"`\n" +
+	"\x10memory_exit_code\x18\x10 \x01(\x05R\x0ememoryExitCode\"z\n" +
 	"\tExecEvent\x12\x18\n" +
 	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x120\n" +
-	"\x06result\x18\x02 \x01(\v2\x16.podjail.v1.ExecResultH\x00R\x06resultB\a\n" +
+	"\x06result\x18\x02 \x01(\v2\x16.podjail.v1.ExecResultH\x00R\x06result\x12\x18\n" +
+	"\x06stderr\x18\x03 \x01(\fH\x00R\x06stderrB\a\n" +
 	"\x05event\"\xc8\x01\n" +
 	"\n" +
 	"ExecResult\x12)\n" +
@@ -2126,11 +2150,12 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\tStdinFrom\x12\x13\n" +
 	"\x0fSTDIN_FROM_FILE\x10\x00\x12\x15\n" +
 	"\x11STDIN_FROM_STREAM\x10\x01\x12\x15\n" +
-	"\x11STDIN_FROM_UPLOAD\x10\x02*K\n" +
+	"\x11STDIN_FROM_UPLOAD\x10\x02*a\n" +
 	"\bStderrTo\x12\x15\n" +
 	"\x11STDERR_TO_NOTHING\x10\x00\x12\x14\n" +
 	"\x10STDERR_TO_STDOUT\x10\x01\x12\x12\n" +
-	"\x0eSTDERR_TO_FILE\x10\x022\x93\x03\n" +
+	"\x0eSTDERR_TO_FILE\x10\x02\x12\x14\n" +
+	"\x10STDERR_TO_CALLER\x10\x032\x93\x03\n" +
 	"\aSandbox\x12Q\n" +
 	"\fCapabilities\x12\x1f.podjail.v1.CapabilitiesRequest\x1a .podjail.v1.CapabilitiesResponse\x12B\n" +
 	"\aCompile\x12\x1a.podjail.v1.CompileRequest\x1a\x1b.podjail.v1.CompileResponse\x126\n" +
@@ -2247,6 +2272,7 @@ func file_podjail_v1_sandbox_proto_init() {
 	file_podjail_v1_sandbox_proto_msgTypes[19].OneofWrappers = []any{
 		(*ExecEvent_Stdout)(nil),
 		(*ExecEvent_Result)(nil),
+		(*ExecEvent_Stderr)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
