@@ -123,7 +123,7 @@ type RunRequest struct {
 	// they are known (Warm). Needs the shim. Zero value: InputFile is stdin.
 	UnpackInput bool
 	// Prepare runs after the container is created, before it starts
-	// (the build step copies the sources in). Zero value: nothing.
+	// (a build without the shim copies its sources in). Zero value: nothing.
 	Prepare func(ctx context.Context, rt bindings.Runtime, id string) error
 	// Collect runs after the container stopped, before it is removed (the
 	// build step copies the artefacts out). Zero value: nothing.
