@@ -1,0 +1,217 @@
+package sandbox
+
+// The server's Exec: one run of a caller's program, its stdin and stderr
+// carried on the call's stream.
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
+)
+
+func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
+	ctx, done, err := s.begin(stream.Context())
+	if err != nil {
+		return err
+	}
+	defer done()
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	req := first.GetRequest()
+	if req == nil {
+		return s.fail("exec", invalid("exec: the first message must be the request"))
+	}
+	x := execRequestGo(req)
+	if err := x.check(); err != nil {
+		return s.fail("exec", err)
+	}
+	if x.InputPath != "" || len(x.Binds) > 0 || x.StderrPath != "" {
+		if p, ok := mayNameHostPaths(ctx); !ok {
+			return s.fail("exec", Mark(fmt.Errorf("exec: this service runs as uid %d and uses host paths with its rights; a caller of uid %d may not name them (an input file, bind mounts, a stderr file): send the input as stdin instead, call a service of your own user, or work in your own process (--service none)", os.Geteuid(), p.UID), ErrPermissionDenied))
+		}
+	}
+	if req.GetStderr() == pb.StderrTo_STDERR_TO_CALLER {
+		f, err := os.CreateTemp(s.dir, "stderr-")
+		if err != nil {
+			return s.fail("exec", err)
+		}
+		defer os.Remove(f.Name())
+		// The shim opens it as the container's root (RunRequest.StderrFile).
+		if err := errors.Join(f.Chmod(0o666), f.Close()); err != nil {
+			return s.fail("exec", err)
+		}
+		x.StderrPath = f.Name()
+	}
+	switch req.GetStdin() {
+	case pb.StdinFrom_STDIN_FROM_UPLOAD:
+		path, err := s.receiveInput(stream)
+		if err != nil {
+			return s.fail("exec", err)
+		}
+		defer os.Remove(path)
+		x.InputPath = path
+	case pb.StdinFrom_STDIN_FROM_STREAM:
+		pr, pw := io.Pipe()
+		defer pr.Close()
+		go func() { pw.CloseWithError(copyStdin(stream, pw)) }()
+		x.Stdin = pr
+	}
+	out := &streamWriter{send: func(p []byte) error {
+		return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Stdout{Stdout: p}})
+	}}
+	res, err := s.engine.Exec(ctx, x, out)
+	if err != nil {
+		return s.fail("exec", err)
+	}
+	if err := out.flush(); err != nil {
+		return err
+	}
+	if req.GetStderr() == pb.StderrTo_STDERR_TO_CALLER {
+		if err := sendStderr(stream, x.StderrPath); err != nil {
+			return err
+		}
+	}
+	return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Result{Result: execResultPB(res)}})
+}
+
+// sendStderr sends the program's stderr, kept in the file at path, to the
+// caller.
+func sendStderr(stream pb.Sandbox_ExecServer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	errOut := &streamWriter{send: func(p []byte) error {
+		return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Stderr{Stderr: p}})
+	}}
+	if _, err := io.Copy(errOut, f); err != nil {
+		return err
+	}
+	return errOut.flush()
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// copyStdin feeds the caller's stdin pieces to w until the caller closes
+// its side; nil then.
+func copyStdin(stream pb.Sandbox_ExecServer, w io.Writer) error {
+	for {
+		m, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(m.GetStdin()); err != nil {
+			return err
+		}
+	}
+}
+
+// receiveInput writes the caller's whole stdin, at most maxUpload bytes,
+// to a file the Podman service can mount, before the run.
+func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
+	f, err := os.CreateTemp(s.dir, "input-")
+	if err != nil {
+		return "", err
+	}
+	capped := &cappedWriter{w: f, room: s.maxUpload}
+	err = copyStdin(stream, capped)
+	err = errors.Join(err, f.Close(), os.Chmod(f.Name(), 0o644))
+	switch {
+	case capped.over:
+		_ = os.Remove(f.Name())
+		return "", invalid(fmt.Sprintf("exec: the input sent whole is over this service's %d bytes: stream it instead, or name it as a file to a service of your own user", s.maxUpload))
+	case err != nil:
+		_ = os.Remove(f.Name())
+		return "", fmt.Errorf("exec: receiving the input: %w", err)
+	}
+	return f.Name(), nil
+}
+
+// cappedWriter writes to w until room bytes were written; past that it
+// fails and says so in over.
+type cappedWriter struct {
+	w    io.Writer
+	room int64
+	over bool
+}
+
+func (c *cappedWriter) Write(p []byte) (int, error) {
+	if int64(len(p)) > c.room {
+		c.over = true
+		return 0, errors.New("over the upload limit")
+	}
+	c.room -= int64(len(p))
+	return c.w.Write(p)
+}
+
+// check refuses what no run could do.
+func (x ExecRequest) check() error {
+	l := x.Limits
+	switch {
+	case x.Image == "":
+		return invalid("exec: no image")
+	case len(x.Command) == 0:
+		return invalid("exec: no command")
+	case l.Time < 0 || l.Memory < 0 || l.Output < 0 || l.Wall < 0 || x.Pids < 0 || x.CPUs < 0 ||
+		x.CPULimit < 0 || x.FileSize < 0 || x.Stack < 0:
+		return invalid("exec: limits must not be negative")
+	case x.Stdin != nil && x.InputPath != "":
+		return invalid("exec: both an input file and stdin to send")
+	case btoi(x.StderrToStdout)+btoi(x.StderrPath != "")+btoi(x.Stderr != nil) > 1:
+		return invalid("exec: stderr can go to one place only")
+	}
+	for _, b := range x.Binds {
+		if !filepath.IsAbs(b.Source) || !filepath.IsAbs(b.Destination) {
+			return invalid(fmt.Sprintf("exec: bind %s:%s: both paths must be absolute", b.Source, b.Destination))
+		}
+	}
+	return nil
+}
+
+// streamWriter sends stdout in pieces of up to execChunk bytes. A send
+// that fails (the caller went away, which also ends the call's context)
+// drops the rest rather than failing the run's writes.
+type streamWriter struct {
+	send func([]byte) error
+	buf  []byte
+	err  error
+}
+
+// execChunk is the stdout carried by one event.
+const execChunk = 64 << 10
+
+func (w *streamWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 && w.err == nil {
+		take := min(execChunk-len(w.buf), len(p))
+		w.buf = append(w.buf, p[:take]...)
+		p = p[take:]
+		if len(w.buf) == execChunk {
+			_ = w.flush()
+		}
+	}
+	return n, nil
+}
+
+func (w *streamWriter) flush() error {
+	if len(w.buf) > 0 && w.err == nil {
+		w.err = w.send(w.buf)
+		w.buf = nil
+	}
+	return w.err
+}
