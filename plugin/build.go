@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/podjail/podjail/bindings"
@@ -64,6 +65,12 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 // l.Source). A language with no compile step gets every file in the
 // artefact directory. An empty map or a bad name is a *RequestError.
 func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[string][]byte, tmpDir string) (BuildResult, error) {
+	return BuildWith(ctx, r.RunFiles, l, files, tmpDir)
+}
+
+// BuildWith is BuildFiles with the build run by run: a Runner's RunFiles,
+// or a service's (a front's build, through podjail serve).
+func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files) (RunResult, error), l lang.Language, files map[string][]byte, tmpDir string) (BuildResult, error) {
 	if err := checkBuildFiles(files); err != nil {
 		return BuildResult{}, err
 	}
@@ -82,7 +89,6 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 	}
 	timeLimit, memory := l.BuildLimits()
 	out := &headBuffer{keep: buildOutputKeep}
-	missing := ""
 	req := RunRequest{
 		Image:       l.BuildImage,
 		Command:     append(append([]string{}, mergeStderr...), l.Compile...),
@@ -95,79 +101,120 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 		WallLimit:   3*timeLimit + 10*time.Second,
 		Writable:    true,
 		WorkDir:     lang.BuildDir,
-		Collect: func(ctx context.Context, rt bindings.Runtime, id string) error {
-			for _, a := range l.Artefacts {
-				err := copyArtefact(ctx, rt, id, path.Join(lang.BuildDir, a), filepath.Join(dir, a))
-				if errors.Is(err, bindings.ErrNotFound) {
-					missing = a
-					return nil
-				}
-				if err != nil {
+	}
+	run2, err := run(ctx, req, Files{In: files, Out: l.Artefacts, OutDir: dir, TmpDir: tmpDir})
+	if err != nil {
+		return res, fmt.Errorf("build: %w", err)
+	}
+	res.Output, res.Time, res.Peak = out.String(), run2.Measure.Time, run2.Measure.Peak
+	res.Note = buildNote(run2, l, dir)
+	res.OK = res.Note == ""
+	return res, nil
+}
+
+// buildNote says why a build failed, "" when it did not: stopped, out of
+// memory, the compiler failed, or an artefact missing from dir.
+func buildNote(run RunResult, l lang.Language, dir string) string {
+	switch {
+	case run.Killed != "":
+		return "compilation stopped: " + run.Killed + " (" + run.KilledNote + ")"
+	case run.Measure.MemoryExceeded:
+		return "compilation hit its memory limit"
+	case run.Signal != "":
+		return "the compiler was killed by " + run.Signal
+	case run.ExitCode != 0:
+		return fmt.Sprintf("the compiler exited with code %d", run.ExitCode)
+	}
+	for _, a := range l.Artefacts {
+		if _, err := os.Lstat(filepath.Join(dir, a)); err != nil {
+			note := "the build made no " + a
+			if l.ArtefactHint != "" {
+				note += ": " + l.ArtefactHint
+			}
+			return note
+		}
+	}
+	return ""
+}
+
+// Files is what a run puts into its working directory before the program
+// starts and takes out of it once the program ended: a build's sources
+// and artefacts.
+type Files struct {
+	// In are written into the run's WorkDir, each under its name (a plain
+	// file name), just before the program starts, its stdin then empty:
+	// by the shim, which lets a Warm arm the run before they are known, or
+	// without the shim copied in through Podman. Zero value: none.
+	In map[string][]byte
+	// Out names files of WorkDir copied, once the program ended, into
+	// OutDir, a host directory, mode 0755; one the program did not make is
+	// left out. Zero value: none.
+	Out    []string
+	OutDir string
+	// TmpDir holds the packed In during the run; the Podman service must
+	// be able to read it. Zero value: os.TempDir().
+	TmpDir string
+}
+
+// RunFiles runs req with f's files put into its WorkDir and taken out of
+// it, through the Runner's Warm when it has one (NewWarm).
+func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResult, error) {
+	if (len(f.In) > 0 || len(f.Out) > 0) && !path.IsAbs(req.WorkDir) {
+		return RunResult{Image: req.Image}, &RequestError{"files", errors.New("files to put in or take out need an absolute working directory")}
+	}
+	for _, name := range append(slices.Collect(maps.Keys(f.In)), f.Out...) {
+		if err := shim.CheckFileName(name); err != nil {
+			return RunResult{Image: req.Image}, &RequestError{"files", err}
+		}
+	}
+	if len(f.Out) > 0 {
+		req.Collect = func(ctx context.Context, rt bindings.Runtime, id string) error {
+			for _, name := range f.Out {
+				err := copyArtefact(ctx, rt, id, path.Join(req.WorkDir, name), filepath.Join(f.OutDir, name))
+				if err != nil && !errors.Is(err, bindings.ErrNotFound) {
 					return err
 				}
 			}
 			return nil
-		},
-	}
-	run, err := r.runBuild(ctx, req, files, tmpDir)
-	if err != nil {
-		return res, fmt.Errorf("build: %w", err)
-	}
-	res.Output, res.Time, res.Peak = out.String(), run.Measure.Time, run.Measure.Peak
-	switch {
-	case run.Killed != "":
-		res.Note = "compilation stopped: " + run.Killed + " (" + run.KilledNote + ")"
-	case run.Measure.MemoryExceeded:
-		res.Note = "compilation hit its memory limit"
-	case run.Signal != "":
-		res.Note = "the compiler was killed by " + run.Signal
-	case run.ExitCode != 0:
-		res.Note = fmt.Sprintf("the compiler exited with code %d", run.ExitCode)
-	case missing != "":
-		res.Note = "the build made no " + missing
-		if l.ArtefactHint != "" {
-			res.Note += ": " + l.ArtefactHint
 		}
-	default:
-		res.OK = true
 	}
-	return res, nil
-}
-
-// runBuild puts the source files into req's container and runs it: as the
-// shim's input to unpack, which lets a Warm arm the build ahead, or without
-// the shim copied in through the API once the container is made.
-func (r *Runner) runBuild(ctx context.Context, req RunRequest, files map[string][]byte, tmpDir string) (RunResult, error) {
-	if r.Shim == "" {
+	switch {
+	case len(f.In) == 0:
+	case r.Shim == "":
 		req.Prepare = func(ctx context.Context, rt bindings.Runtime, id string) error {
-			return rt.CopyIn(ctx, id, "/", sourceTar(files))
+			return rt.CopyIn(ctx, id, "/", sourceTar(req.WorkDir, f.In))
 		}
 		return r.Run(ctx, req)
+	default:
+		if req.InputFile != "" || req.StdinStream != nil {
+			return RunResult{Image: req.Image}, &RequestError{"input", errors.New("files to put in and an input are exclusive (the program's stdin is empty)")}
+		}
+		packed, err := os.CreateTemp(f.TmpDir, "podjail-sources-")
+		if err != nil {
+			return RunResult{}, err
+		}
+		defer os.Remove(packed.Name())
+		_, err = packed.Write(shim.Pack(f.In))
+		// Bind-mounted: the Podman service reads it.
+		if err = errors.Join(err, packed.Chmod(0o644), packed.Close()); err != nil {
+			return RunResult{}, err
+		}
+		req.InputFile, req.UnpackInput = packed.Name(), true
 	}
-	f, err := os.CreateTemp(tmpDir, "podjail-sources-")
-	if err != nil {
-		return RunResult{}, err
-	}
-	defer os.Remove(f.Name())
-	_, err = f.Write(shim.Pack(files))
-	// Bind-mounted: the Podman service reads it.
-	if err = errors.Join(err, f.Chmod(0o644), f.Close()); err != nil {
-		return RunResult{}, err
-	}
-	req.InputFile, req.UnpackInput = f.Name(), true
 	if r.builds != nil {
 		return r.builds.Run(ctx, req)
 	}
 	return r.Run(ctx, req)
 }
 
-// sourceTar is a tar stream of BuildDir holding the files, in name order.
-// The directory is world-writable: Podman's copy makes the container's
-// user (root, for the shim) its owner, and the compiler runs as 65534.
-func sourceTar(files map[string][]byte) io.Reader {
+// sourceTar is a tar stream of workDir (absolute) holding the files, in
+// name order, to be copied in at /. The directory is world-writable:
+// Podman's copy makes the container's user (root, for the shim) its
+// owner, and the compiler runs as 65534.
+func sourceTar(workDir string, files map[string][]byte) io.Reader {
 	var b bytes.Buffer
 	tw := tar.NewWriter(&b)
-	dir := path.Base(lang.BuildDir) + "/"
+	dir := strings.TrimPrefix(path.Clean(workDir), "/") + "/"
 	now := time.Now()
 	_ = tw.WriteHeader(&tar.Header{Name: dir, Typeflag: tar.TypeDir, Mode: 0o777, Uid: 65534, Gid: 65534, ModTime: now})
 	for _, name := range slices.Sorted(maps.Keys(files)) {

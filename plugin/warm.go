@@ -68,7 +68,8 @@ const (
 
 // NewWarm keeps armed runs of r, their input files in dir ("" for
 // os.TempDir(); it must be readable by the Podman service). r's builds
-// (Build, BuildFiles, Judge's) take its armed runs from then on.
+// (Build, BuildFiles, Judge's) and RunFiles take its armed runs from then
+// on.
 func NewWarm(r *Runner, dir string) *Warm {
 	w := &Warm{r: r, dir: dir, slots: map[string]*warmSlot{}}
 	r.builds = w

@@ -342,7 +342,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		run.StderrFile = f.Name()
 		defer io.Copy(stderr, f)
 	}
-	res, err := frontRun(ctx, run, log)
+	res, err := frontRun(ctx, run, plugin.Files{}, log)
 	// As isolate does after every run: the caller gets back what the
 	// program made (Judge0 chmods and removes it, CMS reads and deletes).
 	var writable []string

@@ -75,28 +75,21 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 // compile command, artefacts and hint made for the request by
 // omegajail.CompileLanguage) and puts the artefacts beside them; the
 // compiler's messages go to -2 (where omegajail's compilers write them).
-//
-// A build copies files in and out of its container, which only a runner
-// in this process does: a service does not build for the front.
+// The build goes through the service when one answers (frontRun): the
+// sources go in and the artefacts come back on the call.
 func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Language, log hclog.Logger) (omegajail.Meta, error) {
 	files, err := readSources(req.Homedir, req.CompileSources)
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
-	shimPath, err := findShim("")
-	if err != nil || shimPath == "" {
-		return omegajail.Meta{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
-	}
-	r, err := newRunner(ctx, "", shimPath, log)
-	if err != nil {
-		return omegajail.Meta{}, err
-	}
-	defer r.Close(context.WithoutCancel(ctx))
 	if req.TimeLimitMs != nil {
 		l.BuildTimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}
+	build := func(ctx context.Context, run plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
+		return frontRun(ctx, run, f, log)
+	}
 	start := time.Now()
-	b, err := r.BuildFiles(ctx, l, files, "")
+	b, err := plugin.BuildWith(ctx, build, l, files, "")
 	if b.Dir != "" {
 		defer os.RemoveAll(b.Dir)
 	}
@@ -182,7 +175,7 @@ func omegajailRun(ctx context.Context, req omegajail.Request, l lang.Language, a
 		}
 		run.StderrFile = req.Stderr
 	}
-	res, err := frontRun(ctx, run, log)
+	res, err := frontRun(ctx, run, plugin.Files{}, log)
 	if err != nil {
 		return omegajail.Meta{}, err
 	}

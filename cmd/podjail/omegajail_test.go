@@ -3,10 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
 )
 
@@ -140,31 +142,50 @@ func TestOmegajailReplaysTheRunner(t *testing.T) {
 	assertNothingLeft(t, env, "")
 }
 
-// TestOmegajailThroughService replays the Runner with a podjail service
-// up ($PODJAIL_SERVICE): the compile in this process (a build copies files
-// in and out), every run through the service, with the same verdicts and
-// output as in process; the next case of the same program is taken armed
-// ahead. (A time limit through the service: TestIsolateThroughService's
-// Judge0 spinner.)
+// TestOmegajailThroughService: the omegajail front with a podjail service
+// up ($PODJAIL_SERVICE): the compiles and runs all through the service
+// (the sources go in and the artefacts come back on the call), with the
+// same verdicts, messages and output as in process; the second compile
+// and the next cases of the same program are taken armed ahead. (A time
+// limit through the service: TestIsolateThroughService's Judge0 spinner.)
 func TestOmegajailThroughService(t *testing.T) {
 	env := hosttest.Podman(t)
 	sock, stop := startService(t, env, "--drain", "2s")
 	t.Setenv("PODJAIL_SERVICE", sock)
 	o := newOmegaRunner(t, env)
+	if m := o.compile("cpp17-gcc", "int main() { return undeclared; }\n"); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "CE" {
+		t.Errorf("a broken source: compile meta %+v, want the Runner's CE", m)
+	}
+	if msg, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err")); !strings.Contains(string(msg), "undeclared") {
+		t.Errorf("compile.err %q does not hold the compiler's message", msg)
+	}
 	if m := o.compile("cpp17-gcc", aPlusBCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
 		t.Fatalf("compile meta %+v", m)
+	}
+	if strings.Contains(o.stderr, "in this process") {
+		t.Errorf("the compile fell back to the front's own process: %s", o.stderr)
 	}
 	for _, c := range []struct{ in, out string }{{"19 23\n", "42\n"}, {"1 2\n", "3\n"}, {"5 5\n", "10\n"}} {
 		m, out := o.run("cpp17-gcc", c.in)
 		if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "OK" || out != c.out {
 			t.Fatalf("run on %q: verdict %s, meta %+v, output %q; want OK and %q", c.in, v, m, out, c.out)
 		}
+		if strings.Contains(o.stderr, "in this process") {
+			t.Errorf("the run fell back to the front's own process: %s", o.stderr)
+		}
+	}
+	l, err := lang.Default().Lookup("cpp17")
+	if err != nil {
+		t.Fatal(err)
 	}
 	code, log := stop()
 	ahead := strings.Count(log, "ahead=true")
-	t.Logf("service: exit %d, %d runs armed ahead", code, ahead)
-	if code != 0 || ahead < 2 {
-		t.Errorf("service: exit %d, %d runs taken armed ahead; want 0 and at least 2 (the second and third case)\n%s", code, ahead, log)
+	builds := slices.ContainsFunc(strings.Split(log, "\n"), func(line string) bool {
+		return strings.Contains(line, "running armed") && strings.Contains(line, "ahead=true") && strings.Contains(line, "image="+l.BuildImage)
+	})
+	t.Logf("service: exit %d, %d runs armed ahead, a build among them: %t", code, ahead, builds)
+	if code != 0 || ahead < 3 || !builds {
+		t.Errorf("service: exit %d, %d runs taken armed ahead, a build among them %t; want 0, at least 3 (the second compile, the second and third case) and true\n%s", code, ahead, builds, log)
 	}
 	assertNothingLeft(t, env, "")
 }

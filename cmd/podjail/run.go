@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -85,9 +86,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	var res plugin.RunResult
 	if svc != nil {
 		defer closeSvc()
-		res, err = runThroughService(ctx, svc, req)
+		res, err = runThroughService(ctx, svc, req, plugin.Files{})
 	} else {
-		res, err = runOnce(ctx, *url, shimPath, req, log)
+		res, err = runOnce(ctx, *url, shimPath, req, plugin.Files{}, log)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
@@ -109,13 +110,13 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	return exitOK
 }
 
-func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
+func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.RunResult, error) {
 	r, err := newRunner(ctx, url, shimPath, log)
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	return r.Run(ctx, req)
+	return r.RunFiles(ctx, req, files)
 }
 
 // runService is the service podjail run goes through (see dialService),
@@ -131,10 +132,10 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 	return dialService(ctx, service, log)
 }
 
-// runThroughService runs req through a podjail service: the same run as in
-// process, the report the service's. A failure of the shim is the same
-// *plugin.ShimError as in process.
-func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest) (plugin.RunResult, error) {
+// runThroughService runs req, with files, through a podjail service: the
+// same run as in process, the report the service's. A failure of the shim
+// is the same *plugin.ShimError as in process.
+func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest, files plugin.Files) (plugin.RunResult, error) {
 	// The service resolves paths in its own working directory, not ours;
 	// it fills in the defaults of the limits itself.
 	checked := req
@@ -156,6 +157,7 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 		defer f.Close()
 		x.StderrPath, x.Stderr = "", f
 	}
+	x.Files, x.Collect = files.In, files.Out
 	xr, err := svc.Exec(ctx, x, req.Output)
 	if errors.Is(err, sandbox.ErrPermissionDenied) && x.InputPath != "" && len(x.Binds) == 0 {
 		// A service of another user does not read our files with its
@@ -169,10 +171,33 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 	if err := json.Unmarshal(xr.Report, &res); err != nil {
 		return plugin.RunResult{}, fmt.Errorf("the service's report: %w", err)
 	}
+	if err := writeCollected(files, xr.Files); err != nil {
+		return res, err
+	}
 	if rep := res.Report; rep != nil && rep.Error != "" {
 		return res, &plugin.ShimError{Step: string(rep.Step), Err: rep.Error}
 	}
 	return res, nil
+}
+
+// writeCollected writes the files of f.Out a service collected (got)
+// into f.OutDir, mode 0755, each a new file, as the Runner does.
+func writeCollected(f plugin.Files, got map[string][]byte) error {
+	for _, name := range f.Out {
+		data, ok := got[name]
+		if !ok {
+			continue
+		}
+		out, err := os.OpenFile(filepath.Join(f.OutDir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o755)
+		if err != nil {
+			return err
+		}
+		_, err = out.Write(data)
+		if err = errors.Join(err, out.Close()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // execUploading is x through svc with its input file sent whole.
@@ -191,14 +216,14 @@ func execUploading(ctx context.Context, svc *sandbox.Client, x sandbox.ExecReque
 // $PODJAIL_SERVICE names or that answers on the default socket, else, or
 // when that service may not or cannot use this caller's paths (it runs as
 // another user, or in a container without them), in this process.
-func frontRun(ctx context.Context, req plugin.RunRequest, log hclog.Logger) (plugin.RunResult, error) {
+func frontRun(ctx context.Context, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.RunResult, error) {
 	svc, closeSvc, err := dialService(ctx, "", log)
 	if err != nil {
 		return plugin.RunResult{}, err
 	}
 	if svc != nil {
 		defer closeSvc()
-		res, err := runThroughService(ctx, svc, req)
+		res, err := runThroughService(ctx, svc, req, files)
 		if !errors.Is(err, sandbox.ErrPermissionDenied) && !errors.Is(err, sandbox.ErrFailedPrecondition) {
 			return res, err
 		}
@@ -208,7 +233,7 @@ func frontRun(ctx context.Context, req plugin.RunRequest, log hclog.Logger) (plu
 	if err != nil || shimPath == "" {
 		return plugin.RunResult{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
 	}
-	return runOnce(ctx, "", shimPath, req, log)
+	return runOnce(ctx, "", shimPath, req, files, log)
 }
 
 func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*plugin.Runner, error) {

@@ -190,6 +190,7 @@ func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (E
 	} else if err := stream.CloseSend(); err != nil {
 		return ExecResult{}, fromStatus(err)
 	}
+	var files map[string][]byte
 	for {
 		ev, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -211,8 +212,16 @@ func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (E
 					return ExecResult{}, fmt.Errorf("exec: writing the program's stderr: %w", err)
 				}
 			}
+		case *pb.ExecEvent_File:
+			if files == nil {
+				files = map[string][]byte{}
+			}
+			name := e.File.GetName()
+			files[name] = append(files[name], e.File.GetData()...)
 		case *pb.ExecEvent_Result:
-			return execResultGo(e.Result), nil
+			res := execResultGo(e.Result)
+			res.Files = files
+			return res, nil
 		}
 	}
 }

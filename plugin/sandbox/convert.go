@@ -1,6 +1,8 @@
 package sandbox
 
 import (
+	"maps"
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -209,7 +211,11 @@ func execResultGo(p *pb.ExecResult) ExecResult {
 func execRequestPB(req ExecRequest) *pb.ExecRequest {
 	p := &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
 		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs, WorkDir: req.WorkDir, Env: req.Env,
-		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack, MemoryExitCode: int32(req.MemoryExitCode)}
+		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack, MemoryExitCode: int32(req.MemoryExitCode),
+		Collect: req.Collect, Writable: req.Writable}
+	for _, name := range slices.Sorted(maps.Keys(req.Files)) {
+		p.Files = append(p.Files, &pb.File{Name: name, Data: req.Files[name]})
+	}
 	for _, b := range req.Binds {
 		p.Binds = append(p.Binds, &pb.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
 	}
@@ -236,7 +242,13 @@ func execRequestGo(p *pb.ExecRequest) ExecRequest {
 	x := ExecRequest{Image: p.GetImage(), Command: p.GetCommand(), InputPath: p.GetInputPath(),
 		Limits: limitsGo(p.GetLimits()), Pids: p.GetPids(), CPUs: p.GetCpus(), WorkDir: p.GetWorkDir(), Env: p.GetEnv(),
 		CPULimit: goDur(p.GetCpuLimit()), FileSize: p.GetFileSizeBytes(), Stack: p.GetStackBytes(), MemoryExitCode: int(p.GetMemoryExitCode()),
-		StderrToStdout: p.GetStderr() == pb.StderrTo_STDERR_TO_STDOUT}
+		StderrToStdout: p.GetStderr() == pb.StderrTo_STDERR_TO_STDOUT, Collect: p.GetCollect(), Writable: p.GetWritable()}
+	for _, f := range p.GetFiles() {
+		if x.Files == nil {
+			x.Files = map[string][]byte{}
+		}
+		x.Files[f.GetName()] = f.GetData()
+	}
 	if p.GetStderr() == pb.StderrTo_STDERR_TO_FILE {
 		x.StderrPath = p.GetStderrPath()
 	}

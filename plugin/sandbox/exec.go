@@ -7,10 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
+	"github.com/podjail/podjail/shim"
 )
 
 func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
@@ -77,7 +81,26 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 			return err
 		}
 	}
+	if err := sendFiles(stream, res.Files); err != nil {
+		return err
+	}
 	return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Result{Result: execResultPB(res)}})
+}
+
+// sendFiles sends the collected files, in name order, each in pieces of
+// up to execChunk bytes, at least one.
+func sendFiles(stream pb.Sandbox_ExecServer, files map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		data := files[name]
+		for first := true; first || len(data) > 0; first = false {
+			n := min(len(data), execChunk)
+			if err := stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_File{File: &pb.File{Name: name, Data: data[:n]}}}); err != nil {
+				return err
+			}
+			data = data[n:]
+		}
+	}
+	return nil
 }
 
 // sendStderr sends the program's stderr, kept in the file at path, to the
@@ -174,6 +197,17 @@ func (x ExecRequest) check() error {
 		return invalid("exec: both an input file and stdin to send")
 	case btoi(x.StderrToStdout)+btoi(x.StderrPath != "")+btoi(x.Stderr != nil) > 1:
 		return invalid("exec: stderr can go to one place only")
+	case len(x.Files) > 0 && (x.Stdin != nil || x.InputPath != ""):
+		return invalid("exec: files to put in and stdin are exclusive (the program's stdin is empty when files are put in)")
+	case (len(x.Files) > 0 || len(x.Collect) > 0) && !path.IsAbs(x.WorkDir):
+		return invalid("exec: files to put in or collect need an absolute work_dir, where they go")
+	case len(x.Files) > MaxFiles || len(x.Collect) > MaxFiles:
+		return invalid(fmt.Sprintf("exec: at most %d files to put in and %d to collect", MaxFiles, MaxFiles))
+	}
+	for _, name := range append(slices.Collect(maps.Keys(x.Files)), x.Collect...) {
+		if err := shim.CheckFileName(name); err != nil {
+			return invalid("exec: files: " + err.Error())
+		}
 	}
 	for _, b := range x.Binds {
 		if !filepath.IsAbs(b.Source) || !filepath.IsAbs(b.Destination) {

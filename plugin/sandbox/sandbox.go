@@ -278,7 +278,23 @@ type ExecRequest struct {
 	StderrToStdout bool
 	StderrPath     string
 	Stderr         io.Writer
+
+	// Files are written into WorkDir, each under its name (a plain file
+	// name), just before the program starts (a compile's sources); its
+	// stdin is then empty. Collect names files of WorkDir given back in
+	// ExecResult.Files once the program ended (a compile's artefacts).
+	// Both need WorkDir; at most MaxFiles each. Zero values: none.
+	Files   map[string][]byte
+	Collect []string
+	// Writable makes the container's root writable and keeps the image's
+	// resource limits, as a compiler needs. Zero value: a read-only root
+	// and podjail's limits.
+	Writable bool
 }
+
+// MaxFiles is how many files an Exec may put in, and how many it may
+// collect.
+const MaxFiles = 64
 
 // Bind mounts a directory of the plugin's host into the container.
 type Bind struct {
@@ -301,4 +317,7 @@ type ExecResult struct {
 	Container string
 	// Report is the whole report as `podjail run --json` prints it (JSON).
 	Report []byte
+	// Files are the files of ExecRequest.Collect the program made, by
+	// name. Nil when it made none.
+	Files map[string][]byte
 }

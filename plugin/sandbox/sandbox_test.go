@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
@@ -47,6 +48,7 @@ type fakeEngine struct {
 	lastExec  ExecRequest
 	execs     int    // Exec calls
 	stderr    []byte // what Exec's program writes to its stderr file
+	made      map[string][]byte // the files Exec's program made, to collect
 	lastInput []byte
 	lastJudge JudgeRequest
 	buildDirs []string
@@ -102,7 +104,16 @@ func (f *fakeEngine) Exec(_ context.Context, req ExecRequest, stdout io.Writer) 
 			return ExecResult{}, err
 		}
 	}
-	return ExecResult{Run: f.run, Verdict: TLE, VerdictNote: "3.01 s", Container: "podjail-fake", Report: []byte(`{"exit_code":137}`)}, nil
+	res := ExecResult{Run: f.run, Verdict: TLE, VerdictNote: "3.01 s", Container: "podjail-fake", Report: []byte(`{"exit_code":137}`)}
+	for _, name := range req.Collect {
+		if data, ok := f.made[name]; ok {
+			if res.Files == nil {
+				res.Files = map[string][]byte{}
+			}
+			res.Files[name] = data
+		}
+	}
+	return res, nil
 }
 
 func (f *fakeEngine) Build(_ context.Context, language string, source []byte, dir string) (Build, string, error) {
@@ -745,6 +756,57 @@ func TestExecSendsStderrBack(t *testing.T) {
 	}
 	if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, Stderr: &stderr, StderrToStdout: true}, nil); !errors.Is(err, ErrInvalidArgument) {
 		t.Errorf("stderr to the caller and to stdout = %v, want ErrInvalidArgument", err)
+	}
+}
+
+// TestExecCarriesFilesBothWays: the files to put in reach the engine
+// whole, and the collected ones come back whole (one of several pieces,
+// one empty), without the one the program did not make. Files with stdin,
+// without a working directory, with a name that is not plain or too many
+// are refused before the call.
+func TestExecCarriesFilesBothWays(t *testing.T) {
+	eng := okEngine()
+	binary := bytes.Repeat([]byte("\x7fELF"), 50000) // 200 KB: several pieces
+	eng.made = map[string][]byte{"Main": binary, "empty": {}, "other": []byte("not asked for")}
+	sb, _ := connect(t, eng)
+	req := ExecRequest{Image: "i", Command: []string{"/usr/bin/g++", "Main.cpp"}, WorkDir: "/build", Writable: true,
+		Files:   map[string][]byte{"Main.cpp": []byte("int main() {}\n"), "empty.h": {}},
+		Collect: []string{"Main", "none", "empty"}}
+	res, err := sb.Exec(context.Background(), req, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.mu.Lock()
+	got := eng.lastExec
+	eng.mu.Unlock()
+	sameFiles := maps.EqualFunc(got.Files, req.Files, bytes.Equal) // an empty file may arrive as nil
+	if !sameFiles || !reflect.DeepEqual(got.Collect, req.Collect) || !got.Writable {
+		t.Errorf("the engine got files %q, collect %q, writable %t; want %q, %q, true", got.Files, got.Collect, got.Writable, req.Files, req.Collect)
+	}
+	if !bytes.Equal(res.Files["Main"], binary) {
+		t.Errorf("Main came back as %d bytes, want %d", len(res.Files["Main"]), len(binary))
+	}
+	if data, ok := res.Files["empty"]; !ok || len(data) != 0 {
+		t.Errorf("the empty file: %q, %t; want it, empty", data, ok)
+	}
+	if len(res.Files) != 2 {
+		t.Errorf("collected %d files, want Main and empty only", len(res.Files))
+	}
+	many := map[string][]byte{}
+	for i := range MaxFiles + 1 {
+		many[fmt.Sprint("f", i)] = nil
+	}
+	for _, bad := range []ExecRequest{
+		{Image: "i", Command: []string{"/p"}, WorkDir: "/build", Files: map[string][]byte{"a.c": nil}, InputPath: "/in"},
+		{Image: "i", Command: []string{"/p"}, WorkDir: "/build", Files: map[string][]byte{"a.c": nil}, Stdin: strings.NewReader("x")},
+		{Image: "i", Command: []string{"/p"}, Collect: []string{"a.out"}},
+		{Image: "i", Command: []string{"/p"}, WorkDir: "/build", Collect: []string{"../etc/passwd"}},
+		{Image: "i", Command: []string{"/p"}, WorkDir: "/build", Files: map[string][]byte{"sub/a.c": nil}},
+		{Image: "i", Command: []string{"/p"}, WorkDir: "/build", Files: many},
+	} {
+		if _, err := sb.Exec(context.Background(), bad, nil); !errors.Is(err, ErrInvalidArgument) {
+			t.Errorf("Exec(files %d, collect %q, workdir %q) = %v, want ErrInvalidArgument", len(bad.Files), bad.Collect, bad.WorkDir, err)
+		}
 	}
 }
 

@@ -93,7 +93,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// run is one run of Run or Exec: warm when the engine keeps runs armed.
+// run is one run of Run: warm when the engine keeps runs armed (Exec's
+// go through the Runner's RunFiles, warm then too).
 func (e *Engine) run(ctx context.Context, req plugin.RunRequest) (plugin.RunResult, error) {
 	if e.warm != nil {
 		return e.warm.Run(ctx, req)
@@ -183,7 +184,16 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err := run.Check(); err != nil {
 		return sandbox.ExecResult{}, Classify(err)
 	}
-	res, err := e.run(ctx, run)
+	files := plugin.Files{In: req.Files, Out: req.Collect, TmpDir: e.tmpDir}
+	if len(req.Collect) > 0 {
+		dir, err := os.MkdirTemp(e.tmpDir, "podjail-collect-")
+		if err != nil {
+			return sandbox.ExecResult{}, err
+		}
+		defer os.RemoveAll(dir)
+		files.OutDir = dir
+	}
+	res, err := e.runner.RunFiles(ctx, run, files)
 	var missing *bindings.ImageMissingError
 	var shimErr *plugin.ShimError
 	switch {
@@ -200,8 +210,31 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
+	collected, err := readCollected(files)
+	if err != nil {
+		return sandbox.ExecResult{}, err
+	}
 	return sandbox.ExecResult{Run: RunResult(res), Verdict: sandbox.Verdict(res.Verdict), VerdictNote: res.VerdictNote,
-		Container: res.Container, Report: report}, nil
+		Container: res.Container, Report: report, Files: collected}, nil
+}
+
+// readCollected reads the files of f.Out the run left in f.OutDir.
+func readCollected(f plugin.Files) (map[string][]byte, error) {
+	var out map[string][]byte
+	for _, name := range f.Out {
+		data, err := os.ReadFile(filepath.Join(f.OutDir, name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if out == nil {
+			out = map[string][]byte{}
+		}
+		out[name] = data
+	}
+	return out, nil
 }
 
 // visible checks that this process sees the host paths x names: a
@@ -248,6 +281,7 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		MemoryExitCode: x.MemoryExitCode,
 		Env:            x.Env,
 		WorkDir:        x.WorkDir,
+		Writable:       x.Writable,
 	}
 	for _, b := range x.Binds {
 		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
@@ -264,8 +298,8 @@ func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 	// The idle limit does not cross: the service sets it from the time
 	// limit, as Check did for a request that went through it.
 	ownIdle := run.IdleLimit != 0 && (run.TimeLimit == 0 || run.IdleLimit != plugin.DeadlinesFor(run.TimeLimit).Idle)
-	if run.Prepare != nil || run.Collect != nil || run.Stop != nil || run.Writable || run.CPUSet != "" || ownIdle {
-		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (files copied in or out, a stop channel, a writable root, pinned cores or an idle limit)")
+	if run.Prepare != nil || run.Collect != nil || run.UnpackInput || run.Stop != nil || run.CPUSet != "" || ownIdle {
+		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (its own hooks, a stop channel, pinned cores or an idle limit; files go in and out as plugin.Files)")
 	}
 	x := sandbox.ExecRequest{
 		Image:          run.Image,
@@ -283,6 +317,7 @@ func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 		MemoryExitCode: run.MemoryExitCode,
 		Env:            run.Env,
 		WorkDir:        run.WorkDir,
+		Writable:       run.Writable,
 	}
 	if f, ok := run.StdinStream.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {

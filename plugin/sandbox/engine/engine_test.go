@@ -210,7 +210,7 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	run := plugin.RunRequest{Image: "localhost/x", Command: []string{"/bin/sh", "run"}, StdinStream: file,
 		StderrFile: "/tmp/err", OutputLimit: 1 << 20, MemoryBytes: 64 << 20, Pids: 60, CPUs: 1,
 		TimeLimit: time.Second, WallLimit: 10 * time.Second, CPULimit: 2 * time.Second, FileSizeBytes: 1 << 20,
-		StackBytes: 8 << 20, Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box",
+		StackBytes: 8 << 20, Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box", Writable: true,
 		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}}
 	x, err := ExecRequestOf(run)
 	if err != nil {
@@ -242,7 +242,7 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	}
 	for _, bad := range []plugin.RunRequest{
 		{Image: "i", Command: []string{"/p"}, TimeLimit: time.Second, IdleLimit: time.Hour},
-		{Image: "i", Command: []string{"/p"}, Writable: true},
+		{Image: "i", Command: []string{"/p"}, InputFile: "/tmp/sources", UnpackInput: true},
 		{Image: "i", Command: []string{"/p"}, CPUSet: "1"},
 		{Image: "i", Command: []string{"/p"}, Prepare: func(context.Context, bindings.Runtime, string) error { return nil }},
 	} {

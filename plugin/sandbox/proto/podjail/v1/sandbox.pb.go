@@ -1644,8 +1644,22 @@ type ExecRequest struct {
 	// memory_exit_code is the exit code by which the program's runtime says
 	// it ran out of memory; with limits.time, such an exit is MLE. Zero: none.
 	MemoryExitCode int32 `protobuf:"varint,16,opt,name=memory_exit_code,json=memoryExitCode,proto3" json:"memory_exit_code,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// files are written into work_dir just before the program starts, each
+	// under its name (a plain file name), by the container's root: the
+	// directory becomes 0777 and the files 0666 (a compile's sources). The
+	// program's stdin is then empty (no input_path, no stdin). Needs
+	// work_dir; at most 64 files, 4 MiB with the rest of the request.
+	Files []*File `protobuf:"bytes,17,rep,name=files,proto3" json:"files,omitempty"`
+	// collect names files of work_dir sent back as file events once the
+	// program ended (a compile's artefacts), each at most 256 MiB; one the
+	// program did not make is not sent. Needs work_dir; at most 64 names.
+	Collect []string `protobuf:"bytes,18,rep,name=collect,proto3" json:"collect,omitempty"`
+	// writable makes the container's root file system writable and keeps
+	// the image's resource limits (a compiler's). Zero: a read-only root,
+	// podjail's limits.
+	Writable      bool `protobuf:"varint,19,opt,name=writable,proto3" json:"writable,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *ExecRequest) Reset() {
@@ -1790,6 +1804,80 @@ func (x *ExecRequest) GetMemoryExitCode() int32 {
 	return 0
 }
 
+func (x *ExecRequest) GetFiles() []*File {
+	if x != nil {
+		return x.Files
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetCollect() []string {
+	if x != nil {
+		return x.Collect
+	}
+	return nil
+}
+
+func (x *ExecRequest) GetWritable() bool {
+	if x != nil {
+		return x.Writable
+	}
+	return false
+}
+
+// File is a file by its plain name (no slash, not "." or "..").
+type File struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Name          string                 `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Data          []byte                 `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *File) Reset() {
+	*x = File{}
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *File) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*File) ProtoMessage() {}
+
+func (x *File) ProtoReflect() protoreflect.Message {
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use File.ProtoReflect.Descriptor instead.
+func (*File) Descriptor() ([]byte, []int) {
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *File) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *File) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 type ExecEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Types that are valid to be assigned to Event:
@@ -1797,6 +1885,7 @@ type ExecEvent struct {
 	//	*ExecEvent_Stdout
 	//	*ExecEvent_Result
 	//	*ExecEvent_Stderr
+	//	*ExecEvent_File
 	Event         isExecEvent_Event `protobuf_oneof:"event"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1804,7 +1893,7 @@ type ExecEvent struct {
 
 func (x *ExecEvent) Reset() {
 	*x = ExecEvent{}
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[19]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1816,7 +1905,7 @@ func (x *ExecEvent) String() string {
 func (*ExecEvent) ProtoMessage() {}
 
 func (x *ExecEvent) ProtoReflect() protoreflect.Message {
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[19]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1829,7 +1918,7 @@ func (x *ExecEvent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecEvent.ProtoReflect.Descriptor instead.
 func (*ExecEvent) Descriptor() ([]byte, []int) {
-	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{19}
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ExecEvent) GetEvent() isExecEvent_Event {
@@ -1866,6 +1955,15 @@ func (x *ExecEvent) GetStderr() []byte {
 	return nil
 }
 
+func (x *ExecEvent) GetFile() *File {
+	if x != nil {
+		if x, ok := x.Event.(*ExecEvent_File); ok {
+			return x.File
+		}
+	}
+	return nil
+}
+
 type isExecEvent_Event interface {
 	isExecEvent_Event()
 }
@@ -1882,11 +1980,20 @@ type ExecEvent_Stderr struct {
 	Stderr []byte `protobuf:"bytes,3,opt,name=stderr,proto3,oneof"` // with STDERR_TO_CALLER: the next piece of its stderr, before the result
 }
 
+type ExecEvent_File struct {
+	// with collect: the next piece of a collected file, after the stderr
+	// events. A file's pieces come in a row, the first (perhaps empty) when
+	// the name changes.
+	File *File `protobuf:"bytes,4,opt,name=file,proto3,oneof"`
+}
+
 func (*ExecEvent_Stdout) isExecEvent_Event() {}
 
 func (*ExecEvent_Result) isExecEvent_Event() {}
 
 func (*ExecEvent_Stderr) isExecEvent_Event() {}
+
+func (*ExecEvent_File) isExecEvent_Event() {}
 
 type ExecResult struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1905,7 +2012,7 @@ type ExecResult struct {
 
 func (x *ExecResult) Reset() {
 	*x = ExecResult{}
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[20]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1917,7 +2024,7 @@ func (x *ExecResult) String() string {
 func (*ExecResult) ProtoMessage() {}
 
 func (x *ExecResult) ProtoReflect() protoreflect.Message {
-	mi := &file_podjail_v1_sandbox_proto_msgTypes[20]
+	mi := &file_podjail_v1_sandbox_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1930,7 +2037,7 @@ func (x *ExecResult) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ExecResult.ProtoReflect.Descriptor instead.
 func (*ExecResult) Descriptor() ([]byte, []int) {
-	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{20}
+	return file_podjail_v1_sandbox_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ExecResult) GetRun() *RunResponse {
@@ -2082,7 +2189,7 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04Bind\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12 \n" +
 	"\vdestination\x18\x02 \x01(\tR\vdestination\x12\x1a\n" +
-	"\bwritable\x18\x03 \x01(\bR\bwritable\"\xac\x04\n" +
+	"\bwritable\x18\x03 \x01(\bR\bwritable\"\x8a\x05\n" +
 	"\vExecRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\tR\x05image\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1d\n" +
@@ -2103,11 +2210,18 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x0ffile_size_bytes\x18\x0e \x01(\x03R\rfileSizeBytes\x12\x1f\n" +
 	"\vstack_bytes\x18\x0f \x01(\x03R\n" +
 	"stackBytes\x12(\n" +
-	"\x10memory_exit_code\x18\x10 \x01(\x05R\x0ememoryExitCode\"z\n" +
+	"\x10memory_exit_code\x18\x10 \x01(\x05R\x0ememoryExitCode\x12&\n" +
+	"\x05files\x18\x11 \x03(\v2\x10.podjail.v1.FileR\x05files\x12\x18\n" +
+	"\acollect\x18\x12 \x03(\tR\acollect\x12\x1a\n" +
+	"\bwritable\x18\x13 \x01(\bR\bwritable\".\n" +
+	"\x04File\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\"\xa2\x01\n" +
 	"\tExecEvent\x12\x18\n" +
 	"\x06stdout\x18\x01 \x01(\fH\x00R\x06stdout\x120\n" +
 	"\x06result\x18\x02 \x01(\v2\x16.podjail.v1.ExecResultH\x00R\x06result\x12\x18\n" +
-	"\x06stderr\x18\x03 \x01(\fH\x00R\x06stderrB\a\n" +
+	"\x06stderr\x18\x03 \x01(\fH\x00R\x06stderr\x12&\n" +
+	"\x04file\x18\x04 \x01(\v2\x10.podjail.v1.FileH\x00R\x04fileB\a\n" +
 	"\x05event\"\xc8\x01\n" +
 	"\n" +
 	"ExecResult\x12)\n" +
@@ -2177,7 +2291,7 @@ func file_podjail_v1_sandbox_proto_rawDescGZIP() []byte {
 }
 
 var file_podjail_v1_sandbox_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_podjail_v1_sandbox_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_podjail_v1_sandbox_proto_msgTypes = make([]protoimpl.MessageInfo, 22)
 var file_podjail_v1_sandbox_proto_goTypes = []any{
 	(Verdict)(0),                 // 0: podjail.v1.Verdict
 	(KillReason)(0),              // 1: podjail.v1.KillReason
@@ -2202,25 +2316,26 @@ var file_podjail_v1_sandbox_proto_goTypes = []any{
 	(*ExecInput)(nil),            // 20: podjail.v1.ExecInput
 	(*Bind)(nil),                 // 21: podjail.v1.Bind
 	(*ExecRequest)(nil),          // 22: podjail.v1.ExecRequest
-	(*ExecEvent)(nil),            // 23: podjail.v1.ExecEvent
-	(*ExecResult)(nil),           // 24: podjail.v1.ExecResult
-	(*durationpb.Duration)(nil),  // 25: google.protobuf.Duration
+	(*File)(nil),                 // 23: podjail.v1.File
+	(*ExecEvent)(nil),            // 24: podjail.v1.ExecEvent
+	(*ExecResult)(nil),           // 25: podjail.v1.ExecResult
+	(*durationpb.Duration)(nil),  // 26: google.protobuf.Duration
 }
 var file_podjail_v1_sandbox_proto_depIdxs = []int32{
 	6,  // 0: podjail.v1.CapabilitiesResponse.languages:type_name -> podjail.v1.Language
 	7,  // 1: podjail.v1.CapabilitiesResponse.host:type_name -> podjail.v1.Host
-	25, // 2: podjail.v1.Build.time:type_name -> google.protobuf.Duration
+	26, // 2: podjail.v1.Build.time:type_name -> google.protobuf.Duration
 	9,  // 3: podjail.v1.CompileResponse.build:type_name -> podjail.v1.Build
-	25, // 4: podjail.v1.Limits.time:type_name -> google.protobuf.Duration
-	25, // 5: podjail.v1.Limits.wall:type_name -> google.protobuf.Duration
+	26, // 4: podjail.v1.Limits.time:type_name -> google.protobuf.Duration
+	26, // 5: podjail.v1.Limits.wall:type_name -> google.protobuf.Duration
 	11, // 6: podjail.v1.RunRequest.limits:type_name -> podjail.v1.Limits
 	1,  // 7: podjail.v1.RunResponse.killed:type_name -> podjail.v1.KillReason
-	25, // 8: podjail.v1.RunResponse.time:type_name -> google.protobuf.Duration
-	25, // 9: podjail.v1.RunResponse.wall:type_name -> google.protobuf.Duration
+	26, // 8: podjail.v1.RunResponse.time:type_name -> google.protobuf.Duration
+	26, // 9: podjail.v1.RunResponse.wall:type_name -> google.protobuf.Duration
 	18, // 10: podjail.v1.JudgeEvent.test:type_name -> podjail.v1.TestResult
 	19, // 11: podjail.v1.JudgeEvent.result:type_name -> podjail.v1.JudgeResult
 	0,  // 12: podjail.v1.TestResult.verdict:type_name -> podjail.v1.Verdict
-	25, // 13: podjail.v1.TestResult.time:type_name -> google.protobuf.Duration
+	26, // 13: podjail.v1.TestResult.time:type_name -> google.protobuf.Duration
 	0,  // 14: podjail.v1.JudgeResult.verdict:type_name -> podjail.v1.Verdict
 	9,  // 15: podjail.v1.JudgeResult.build:type_name -> podjail.v1.Build
 	9,  // 16: podjail.v1.JudgeResult.checker_build:type_name -> podjail.v1.Build
@@ -2229,27 +2344,29 @@ var file_podjail_v1_sandbox_proto_depIdxs = []int32{
 	21, // 19: podjail.v1.ExecRequest.binds:type_name -> podjail.v1.Bind
 	2,  // 20: podjail.v1.ExecRequest.stdin:type_name -> podjail.v1.StdinFrom
 	3,  // 21: podjail.v1.ExecRequest.stderr:type_name -> podjail.v1.StderrTo
-	25, // 22: podjail.v1.ExecRequest.cpu_limit:type_name -> google.protobuf.Duration
-	24, // 23: podjail.v1.ExecEvent.result:type_name -> podjail.v1.ExecResult
-	13, // 24: podjail.v1.ExecResult.run:type_name -> podjail.v1.RunResponse
-	0,  // 25: podjail.v1.ExecResult.verdict:type_name -> podjail.v1.Verdict
-	4,  // 26: podjail.v1.Sandbox.Capabilities:input_type -> podjail.v1.CapabilitiesRequest
-	8,  // 27: podjail.v1.Sandbox.Compile:input_type -> podjail.v1.CompileRequest
-	12, // 28: podjail.v1.Sandbox.Run:input_type -> podjail.v1.RunRequest
-	14, // 29: podjail.v1.Sandbox.Release:input_type -> podjail.v1.ReleaseRequest
-	16, // 30: podjail.v1.Sandbox.Judge:input_type -> podjail.v1.JudgeRequest
-	20, // 31: podjail.v1.Sandbox.Exec:input_type -> podjail.v1.ExecInput
-	5,  // 32: podjail.v1.Sandbox.Capabilities:output_type -> podjail.v1.CapabilitiesResponse
-	10, // 33: podjail.v1.Sandbox.Compile:output_type -> podjail.v1.CompileResponse
-	13, // 34: podjail.v1.Sandbox.Run:output_type -> podjail.v1.RunResponse
-	15, // 35: podjail.v1.Sandbox.Release:output_type -> podjail.v1.ReleaseResponse
-	17, // 36: podjail.v1.Sandbox.Judge:output_type -> podjail.v1.JudgeEvent
-	23, // 37: podjail.v1.Sandbox.Exec:output_type -> podjail.v1.ExecEvent
-	32, // [32:38] is the sub-list for method output_type
-	26, // [26:32] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	26, // 22: podjail.v1.ExecRequest.cpu_limit:type_name -> google.protobuf.Duration
+	23, // 23: podjail.v1.ExecRequest.files:type_name -> podjail.v1.File
+	25, // 24: podjail.v1.ExecEvent.result:type_name -> podjail.v1.ExecResult
+	23, // 25: podjail.v1.ExecEvent.file:type_name -> podjail.v1.File
+	13, // 26: podjail.v1.ExecResult.run:type_name -> podjail.v1.RunResponse
+	0,  // 27: podjail.v1.ExecResult.verdict:type_name -> podjail.v1.Verdict
+	4,  // 28: podjail.v1.Sandbox.Capabilities:input_type -> podjail.v1.CapabilitiesRequest
+	8,  // 29: podjail.v1.Sandbox.Compile:input_type -> podjail.v1.CompileRequest
+	12, // 30: podjail.v1.Sandbox.Run:input_type -> podjail.v1.RunRequest
+	14, // 31: podjail.v1.Sandbox.Release:input_type -> podjail.v1.ReleaseRequest
+	16, // 32: podjail.v1.Sandbox.Judge:input_type -> podjail.v1.JudgeRequest
+	20, // 33: podjail.v1.Sandbox.Exec:input_type -> podjail.v1.ExecInput
+	5,  // 34: podjail.v1.Sandbox.Capabilities:output_type -> podjail.v1.CapabilitiesResponse
+	10, // 35: podjail.v1.Sandbox.Compile:output_type -> podjail.v1.CompileResponse
+	13, // 36: podjail.v1.Sandbox.Run:output_type -> podjail.v1.RunResponse
+	15, // 37: podjail.v1.Sandbox.Release:output_type -> podjail.v1.ReleaseResponse
+	17, // 38: podjail.v1.Sandbox.Judge:output_type -> podjail.v1.JudgeEvent
+	24, // 39: podjail.v1.Sandbox.Exec:output_type -> podjail.v1.ExecEvent
+	34, // [34:40] is the sub-list for method output_type
+	28, // [28:34] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_podjail_v1_sandbox_proto_init() }
@@ -2269,10 +2386,11 @@ func file_podjail_v1_sandbox_proto_init() {
 		(*ExecInput_Request)(nil),
 		(*ExecInput_Stdin)(nil),
 	}
-	file_podjail_v1_sandbox_proto_msgTypes[19].OneofWrappers = []any{
+	file_podjail_v1_sandbox_proto_msgTypes[20].OneofWrappers = []any{
 		(*ExecEvent_Stdout)(nil),
 		(*ExecEvent_Result)(nil),
 		(*ExecEvent_Stderr)(nil),
+		(*ExecEvent_File)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -2280,7 +2398,7 @@ func file_podjail_v1_sandbox_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_podjail_v1_sandbox_proto_rawDesc), len(file_podjail_v1_sandbox_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   21,
+			NumMessages:   22,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
