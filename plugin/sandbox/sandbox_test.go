@@ -46,8 +46,8 @@ type fakeEngine struct {
 
 	lastRun   Execution
 	lastExec  ExecRequest
-	execs     int    // Exec calls
-	stderr    []byte // what Exec's program writes to its stderr file
+	execs     int               // Exec calls
+	stderr    []byte            // what Exec's program writes to its stderr file
 	made      map[string][]byte // the files Exec's program made, to collect
 	lastInput []byte
 	lastJudge JudgeRequest
