@@ -99,7 +99,7 @@ func TestSpecLowersTheShimRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.User != "0:0" || !slices.Equal(g.CapAdd, []string{"CAP_SETUID", "CAP_SETGID"}) || !slices.Equal(g.CapDrop, []string{"all"}) {
+	if g.User != "0:0" || !slices.Equal(g.CapAdd, []string{"CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"}) || !slices.Equal(g.CapDrop, []string{"all"}) {
 		t.Errorf("user %q, caps add %v drop %v", g.User, g.CapAdd, g.CapDrop)
 	}
 	if !slices.Equal(g.Unmask, []string{"/sys/fs/cgroup"}) || g.CgroupNS.NSMode != specgen.Private {

@@ -420,6 +420,11 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	for _, e := range req.Env {
 		cmd = append(cmd, "--env", e)
 	}
+	for _, b := range req.Binds {
+		if b.Writable {
+			cmd = append(cmd, "--hand-back", b.Destination)
+		}
+	}
 	switch {
 	case req.StdinStream != nil:
 		cmd = append(cmd, "--stdin", shim.StdinInherit)

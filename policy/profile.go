@@ -48,12 +48,14 @@ func Default() Profile {
 // Shim is the profile of a run under the shim: the container starts as
 // root with only CAP_SETUID and CAP_SETGID, and its cgroup namespace
 // writable, so the shim can make the program's cgroup and then become
-// Nobody; the program itself ends with the same identity and no
-// capability as under Default (the shim proves it before starting it).
+// Nobody, and CAP_CHOWN, so that once every process of the program is gone
+// it can give the caller what the program made in writable mounts; the
+// program itself ends with the same identity and no capability as under
+// Default (the shim proves it before starting it).
 func Shim() Profile {
 	p := Default()
 	p.User = "0:0"
-	p.CapAdd = []string{"CAP_SETUID", "CAP_SETGID"}
+	p.CapAdd = []string{"CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"}
 	p.Unmask = []string{"/sys/fs/cgroup"}
 	return p
 }

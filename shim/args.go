@@ -30,12 +30,16 @@ type Config struct {
 	// directory before the program starts (after the go), whose stdin is
 	// then /dev/null.
 	Unpack bool
+	// HandBack are directories (absolute, the writable mounts) whose
+	// contents the shim makes its own (the container's root: the caller
+	// outside) once the program and all its processes are gone.
+	HandBack []string
 }
 
 // ParseArgs parses args (without argv[0]):
 //
 //	--memory BYTES --pids N [--armed] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
-//	[--env NAME=VALUE]... -- PROGRAM [ARG...]
+//	[--env NAME=VALUE]... [--hand-back DIR]... -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
 // argument can never be read as a flag.
@@ -64,7 +68,7 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {
-		case "--memory", "--pids", "--stdin", "--stderr", "--env":
+		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back":
 		default:
 			return c, fmt.Errorf("unknown argument %q", a)
 		}
@@ -95,6 +99,11 @@ func ParseArgs(args []string) (Config, error) {
 			c.Stderr = val
 		case "--env":
 			err = addEnv(&c.Env, val)
+		case "--hand-back":
+			if !filepath.IsAbs(val) {
+				err = fmt.Errorf("--hand-back %q is not an absolute path", val)
+			}
+			c.HandBack = append(c.HandBack, val)
 		}
 		if err != nil {
 			return c, err

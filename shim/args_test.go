@@ -7,13 +7,13 @@ import (
 )
 
 func TestParseArgs(t *testing.T) {
-	c, err := ParseArgs(strings.Fields("--memory 67108864 --pids=16 --stdin /in --env LANG=C --env HOME=/w -- /prog -x --memory 1"))
+	c, err := ParseArgs(strings.Fields("--memory 67108864 --pids=16 --stdin /in --env LANG=C --env HOME=/w --hand-back /box --hand-back=/tmp/w -- /prog -x --memory 1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Config{MemoryBytes: 64 << 20, Pids: 16, Stdin: "/in",
 		Env:  []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/w", "LANG=C"},
-		Argv: []string{"/prog", "-x", "--memory", "1"}}
+		Argv: []string{"/prog", "-x", "--memory", "1"}, HandBack: []string{"/box", "/tmp/w"}}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("got %+v\nwant %+v", c, want)
 	}
@@ -36,6 +36,7 @@ func TestParseArgs(t *testing.T) {
 		"--memory 1 --pids 1 --bogus -- /prog",
 		"--memory 1 --pids 1 --unpack -- /prog",
 		"--memory 1 --pids 1 --stdin - --unpack -- /prog",
+		"--memory 1 --pids 1 --hand-back box -- /prog",
 		"--memory 1 --pids",
 		"/prog",
 	}

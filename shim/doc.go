@@ -7,7 +7,7 @@
 // The container: a private cgroup namespace with /sys/fs/cgroup mounted read-write
 // (unmask=/sys/fs/cgroup), cgroup v2, Linux >= 5.19 (clone3 CLONE_INTO_CGROUP,
 // cgroup.kill, memory.peak; pids.peak needs 6.1, else pids_peak is -1), the shim as
-// pid 1 (no --init) running as root with exactly CAP_SETUID and CAP_SETGID kept
+// pid 1 (no --init) running as root with exactly CAP_SETUID, CAP_SETGID and CAP_CHOWN kept
 // (no-new-privileges is fine), a seccomp profile that allows clone3 (containers/common's
 // default does; Docker's answers ENOSYS, which fails the start step) and seccomp(2), with
 // no filter of its own holding a user-notification listener (step 7). Only amd64 is
@@ -17,7 +17,8 @@
 // Command line (argv[0] is ignored; flags also take --name=value):
 //
 //	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH [--unpack]]
-//	             [--stderr PATH | --stderr-to-stdout] [--env NAME=VALUE]... -- PROGRAM [ARG...]
+//	             [--stderr PATH | --stderr-to-stdout] [--env NAME=VALUE]...
+//	             [--hand-back DIR]... -- PROGRAM [ARG...]
 //
 //	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
 //	--armed   wait for the runner's go (step 6 below) before the program exists
@@ -37,6 +38,11 @@
 //	--env     adds to or replaces in the program's environment, which is otherwise
 //	          exactly DefaultEnv (PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp); argv is
 //	          world-readable, so nothing secret goes here
+//	--hand-back  absolute path of a directory (a writable mount) whose contents the
+//	          shim makes its own after step 11 (uid and gid 0, links not followed,
+//	          best effort, needs CAP_CHOWN): what the program made is the caller's
+//	          then, as a box is after isolate's run (rootless: the user's, without a
+//	          chown in the user's namespace); what it cannot read is left as it is
 //	PROGRAM   absolute path, executed directly (no PATH search, no shell), in the shim's
 //	          working directory
 //
@@ -96,6 +102,10 @@
 //     report.
 //  11. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
 //     rmdir program/ (best effort).
+//  12. hand back (with --hand-back): each directory's contents, the directories
+//     taken before they are read, become uid and gid 0. Nothing of the program is
+//     alive, so nothing moves meanwhile. Failures are not reported: the runner
+//     checks the owners itself.
 //
 // Output: the program's stdout passes through untouched; the shim never writes to
 // stdout. On stderr the shim writes exactly one line, last, with a single write, also

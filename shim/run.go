@@ -107,6 +107,7 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 	rep.Reaped = orphans + n
 	merr := cg.Measure(rep)
 	cg.Remove()
+	handBack(cfg.HandBack)
 	for _, e := range []error{kerr, rerr, merr} {
 		if e != nil {
 			return code, e

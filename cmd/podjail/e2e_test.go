@@ -166,10 +166,11 @@ func TestRunAppliesProfile(t *testing.T) {
 		"gid":    "65534",
 		"CapEff": "0000000000000000",
 		"CapPrm": "0000000000000000",
-		// The shim keeps CAP_SETUID and CAP_SETGID in the bounding set
-		// (dropping it needs CAP_SETPCAP); with no-new-privileges and no
-		// effective or permitted capability they cannot come back.
-		"CapBnd":          "00000000000000c0",
+		// The shim keeps CAP_SETUID, CAP_SETGID and CAP_CHOWN in the
+		// bounding set (dropping it needs CAP_SETPCAP); with
+		// no-new-privileges and no effective or permitted capability they
+		// cannot come back.
+		"CapBnd":          "00000000000000c1",
 		"NoNewPrivs":      "1",
 		"tmp_write_error": "none",
 		"tmp_mode":        "1777",

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -240,12 +241,22 @@ func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog str
 		t.Fatalf("isolate --init: exit %d\n%s", r.code, r.stderr)
 	}
 	box := filepath.Join(boxes, "3", "box")
-	script := `mkdir "d$(( $(ls -d d* 2>/dev/null | wc -l) + 1 ))"`
+	// Each run makes the next directory, which it keeps to itself (0700),
+	// and a file in it only it may read (0600): the caller must get both
+	// back as its own, rootless too, where the service in its container
+	// has no way to chown (no podman unshare there): the shim gives them.
+	script := `umask 077; d="d$(( $(ls -d d* 2>/dev/null | wc -l) + 1 ))"; mkdir "$d" && echo "made $d" > "$d/f"`
 	for i := 1; i <= 2; i++ {
 		r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "-s", "-p", "--run", "--", "/bin/sh", "-c", script)
-		_, err := os.Stat(filepath.Join(box, "d"+strconv.Itoa(i)))
-		if r.code != 0 || err != nil || strings.Contains(r.stderr, "in this process") {
-			t.Errorf("isolate --run %d through the containerised service: exit %d, d%d: %v\n%s", i, r.code, i, err, r.stderr)
+		d := "d" + strconv.Itoa(i)
+		got, err := os.ReadFile(filepath.Join(box, d, "f"))
+		if r.code != 0 || err != nil || string(got) != "made "+d+"\n" || strings.Contains(r.stderr, "in this process") {
+			t.Errorf("isolate --run %d through the containerised service: exit %d, %s/f %q: %v\n%s", i, r.code, d, got, err, r.stderr)
+		}
+		for _, p := range []string{filepath.Join(box, d), filepath.Join(box, d, "f")} {
+			if fi, err := os.Lstat(p); err != nil || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Getuid()) {
+				t.Errorf("%s is not the caller's (uid %d) after the run: %v", p, os.Getuid(), err)
+			}
 		}
 	}
 	if r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "--cleanup"); r.code != 0 {
