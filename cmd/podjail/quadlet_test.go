@@ -32,7 +32,12 @@ import (
 // (TestJudgeExampleAPlusB: WA on the 4 tests). Stopped, the unit ends
 // cleanly, its container is gone, and no run is left.
 func TestQuadletServiceJudges(t *testing.T) {
-	env := hosttest.Podman(t)
+	quadletServiceJudges(t, hosttest.Podman(t))
+}
+
+// quadletServiceJudges is TestQuadletServiceJudges in env; it returns the
+// SELinux labels of the isolate runs' programs (empty without SELinux).
+func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string) {
 	payload := os.Getenv("PODJAIL_PAYLOAD")
 	if payload == "" {
 		t.Fatal("PODJAIL_PAYLOAD is unset: the units and the Containerfile come from the payload")
@@ -203,7 +208,7 @@ func TestQuadletServiceJudges(t *testing.T) {
 	if st := ctl("is-active", "podjail.service"); st != "active" {
 		t.Errorf("podjail.service is %s after the judge: it did not go through it", st)
 	}
-	isolateThroughQuadlet(t, env, boxes, serviceLog)
+	labels = isolateThroughQuadlet(t, env, boxes, serviceLog)
 	ps, err := exec.Command("podman", "ps", "--filter", "name=^systemd-podjail$", "--format", "{{.Names}} {{.Image}}").CombinedOutput()
 	t.Logf("the service's container: %s", ps)
 	if err != nil || !strings.Contains(string(ps), image) {
@@ -229,13 +234,15 @@ func TestQuadletServiceJudges(t *testing.T) {
 		t.Errorf("temporary files left in %s/tmp: %v", hostDir, left)
 	}
 	assertNothingLeft(t, env, "")
+	return labels
 }
 
 // isolateThroughQuadlet: the isolate front, called as a judge calls it,
 // runs through the containerised service when the box's directory is
 // mounted in it. Two runs of one command each make the next directory in
-// the box (copied in and back); the second is taken armed ahead.
-func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog string) {
+// the box (copied in and back); the second is taken armed ahead. It
+// returns the programs' SELinux labels, as each wrote it.
+func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog string) (labels []string) {
 	extra := []string{"PODJAIL_SERVICE=" + sandbox.DefaultSocket()}
 	if r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "--init"); r.code != 0 {
 		t.Fatalf("isolate --init: exit %d\n%s", r.code, r.stderr)
@@ -245,7 +252,7 @@ func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog str
 	// and a file in it only it may read (0600): the caller must get both
 	// back as its own, rootless too, where the service in its container
 	// has no way to chown (no podman unshare there): the shim gives them.
-	script := `umask 077; d="d$(( $(ls -d d* 2>/dev/null | wc -l) + 1 ))"; mkdir "$d" && echo "made $d" > "$d/f"`
+	script := `umask 077; d="d$(( $(ls -d d* 2>/dev/null | wc -l) + 1 ))"; mkdir "$d" && echo "made $d" > "$d/f"; cat /proc/self/attr/current > "$d/label" 2>/dev/null; true`
 	for i := 1; i <= 2; i++ {
 		r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "-s", "-p", "--run", "--", "/bin/sh", "-c", script)
 		d := "d" + strconv.Itoa(i)
@@ -258,6 +265,8 @@ func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog str
 				t.Errorf("%s is not the caller's (uid %d) after the run: %v", p, os.Getuid(), err)
 			}
 		}
+		label, _ := os.ReadFile(filepath.Join(box, d, "label"))
+		labels = append(labels, strings.TrimRight(string(label), "\x00\n"))
 	}
 	if r := isolateWith(t, env, boxes, extra, nil, "-b", "3", "--cleanup"); r.code != 0 {
 		t.Errorf("isolate --cleanup: exit %d\n%s", r.code, r.stderr)
@@ -265,6 +274,7 @@ func isolateThroughQuadlet(t *testing.T, env hosttest.Env, boxes, serviceLog str
 	if log, _ := os.ReadFile(serviceLog); !bytes.Contains(log, []byte("ahead=true")) {
 		t.Errorf("the containerised service took no isolate run armed ahead:\n%s", log)
 	}
+	return labels
 }
 
 // judgeWithin runs `podjail judge --json ARGS`, killed after d (no t: it

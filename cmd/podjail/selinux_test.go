@@ -430,3 +430,45 @@ func TestSELinuxArmedAheadThroughService(t *testing.T) {
 	}
 	assertNothingLeft(t, env, "")
 }
+
+// TestSELinuxQuadletService: podjail's own image, deployed by its quadlet
+// unit (SecurityLabelDisable: the service itself talks to Podman's socket
+// and the bus, which container_t may not), judges and hands isolate boxes
+// back as without SELinux (TestQuadletServiceJudges), while the programs
+// it runs are confined all the same: container_t, at a level with
+// categories. Rootful, no container_t denial is logged meanwhile but the known
+// one of the user's stdio pipes; rootless, guest-run.sh checks the same.
+func TestSELinuxQuadletService(t *testing.T) {
+	env := hosttest.SELinux(t)
+	var before int
+	if !env.Rootless {
+		lines, err := kernelLog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		before = len(lines)
+	}
+	labels := quadletServiceJudges(t, env)
+	t.Logf("the isolate runs' labels: %q", labels)
+	if len(labels) != 2 {
+		t.Errorf("labels %q: want the two runs'", labels)
+	}
+	for _, l := range labels {
+		if !strings.Contains(l, ":container_t:") || !strings.Contains(levelOf(l), ":c") {
+			t.Errorf("a program ran as %q, want container_t at a level with categories", l)
+		}
+	}
+	if env.Rootless {
+		return
+	}
+	lines, err := kernelLog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range lines[min(before, len(lines)):] {
+		if strings.Contains(line, "avc:") && strings.Contains(line, "denied") && strings.Contains(line, "scontext=system_u:system_r:container_t:") &&
+			!strings.Contains(line, "tcontext=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023 tclass=fifo_file") {
+			t.Errorf("denied during the quadlet service's work: %s", line)
+		}
+	}
+}
