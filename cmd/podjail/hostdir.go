@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/opencontainers/selinux/go-selinux"
+
 	"github.com/podjail/podjail/plugin"
 )
 
@@ -54,7 +56,37 @@ func useHostDir() error {
 	if err := copyIfChanged(shim, dst); err != nil {
 		return fmt.Errorf("$%s: copy the shim: %w", hostDirEnv, err)
 	}
+	if err := labelShim(dst); err != nil {
+		return fmt.Errorf("$%s: %w", hostDirEnv, err)
+	}
 	return os.Setenv("PODJAIL_SHIM", dst)
+}
+
+// shimFileType is the SELinux type contrib/selinux's module lets the runs'
+// containers (container_t) execute as their first process.
+const shimFileType = "container_ro_file_t"
+
+// labelShim gives the shim's copy shimFileType, as podjail.fc gives the
+// installed shim, on a host whose files have SELinux labels. The file's
+// own label tells: in podjail's container SELinux may look disabled. The
+// user and role stay the file's (a rootless user may not change them).
+func labelShim(path string) error {
+	cur, err := selinux.FileLabel(path)
+	if err != nil || cur == "" {
+		return nil // no labels on this host
+	}
+	ctx, err := selinux.NewContext(cur)
+	if err != nil || ctx["type"] == shimFileType {
+		return nil
+	}
+	ctx["type"] = shimFileType
+	if ctx["level"] != "" {
+		ctx["level"] = "s0" // every run's level dominates it
+	}
+	if err := selinux.SetFileLabel(path, ctx.Get()); err != nil {
+		return fmt.Errorf("label the shim's copy %s (now %s) %s, which the runs' containers may execute (install contrib/selinux's module): %w", path, cur, ctx.Get(), err)
+	}
+	return nil
 }
 
 // copyIfChanged makes dst a copy of src (mode 0755), unless it already is
