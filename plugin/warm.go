@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -26,8 +27,9 @@ import (
 //
 // Warm's zero value is not usable: make one with NewWarm.
 type Warm struct {
-	r   *Runner
-	dir string
+	r      *Runner
+	dir    string
+	shapes int // kept armed at most
 
 	mu     sync.Mutex
 	slots  map[string]*warmSlot
@@ -59,19 +61,22 @@ type warmRun struct {
 	collect func(ctx context.Context, rt bindings.Runtime, id string) error
 }
 
-// Limits of what Warm holds: runs armed at once (one per shape), and how
-// long one waits for its caller before it is removed.
-const (
-	warmShapes = 4
-	warmIdle   = 90 * time.Second
-)
+// DefaultWarmShapes is how many shapes a Warm keeps armed at once (one run
+// each) unless told otherwise: a run of each of a few languages, or a
+// build of each.
+const DefaultWarmShapes = 4
 
-// NewWarm keeps armed runs of r, their input files in dir ("" for
-// os.TempDir(); it must be readable by the Podman service). r's builds
-// (Build, BuildFiles, Judge's) and RunFiles take its armed runs from then
-// on.
-func NewWarm(r *Runner, dir string) *Warm {
-	w := &Warm{r: r, dir: dir, slots: map[string]*warmSlot{}}
+// warmIdle is how long an armed run waits for its caller before it is
+// removed.
+const warmIdle = 90 * time.Second
+
+// NewWarm keeps armed runs of r, one for each of at most shapes shapes
+// (the least recently used gives way; 0: DefaultWarmShapes), their input
+// files in dir ("" for os.TempDir(); it must be readable by the Podman
+// service). r's builds (Build, BuildFiles, Judge's) and RunFiles take its
+// armed runs from then on.
+func NewWarm(r *Runner, dir string, shapes int) *Warm {
+	w := &Warm{r: r, dir: dir, shapes: cmp.Or(shapes, DefaultWarmShapes), slots: map[string]*warmSlot{}}
 	r.builds = w
 	return w
 }
@@ -349,7 +354,7 @@ func (w *Warm) expire(key string, s *warmSlot, run *warmRun) {
 // evictLocked makes room for one more shape: the least recently used one
 // goes.
 func (w *Warm) evictLocked() {
-	if len(w.slots) < warmShapes {
+	if len(w.slots) < w.shapes {
 		return
 	}
 	var oldest string

@@ -44,7 +44,7 @@ func inputFile(t *testing.T, text string) string {
 func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 	r, rt, cg := fakeRunner(t, echoInput)
 	dir := t.TempDir()
-	w := NewWarm(r, dir)
+	w := NewWarm(r, dir, 0)
 	ctx := context.Background()
 	var fired []string
 	for i, text := range []string{"first\n", "second\n", "third\n"} {
@@ -89,11 +89,12 @@ func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 }
 
 // A request Warm cannot arm ahead (a stream on stdin) runs cold with
-// nothing armed behind it; a new shape beyond warmShapes pushes the least
-// recently used one's spare out.
+// nothing armed behind it; a new shape beyond those Warm keeps
+// (DefaultWarmShapes, or as many as asked) pushes the least recently used
+// one's spare out.
 func TestWarmShapes(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{echo: true}))
-	w := NewWarm(r, t.TempDir())
+	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	var out bytes.Buffer
 	if _, err := w.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}, StdinStream: strings.NewReader("hi\n"), Output: &out}); err != nil {
@@ -102,30 +103,32 @@ func TestWarmShapes(t *testing.T) {
 	if s := rt.state(); len(s.created) != 1 || out.String() != "hi\n" {
 		t.Errorf("a streamed run: %d containers, output %q; want 1, cold, and its stream", len(s.created), out.String())
 	}
-	r2, rt2, cg2 := fakeRunner(t, one(fakeProgram{}))
-	w2 := NewWarm(r2, t.TempDir())
-	for i := range warmShapes + 1 {
-		if _, err := w2.Run(ctx, RunRequest{Image: "img", Command: []string{"/p", strings.Repeat("x", i+1)}}); err != nil {
+	assertNothingLeft(t, rt, cg)
+	for _, c := range []struct{ asked, held int }{{0, DefaultWarmShapes}, {6, 6}} {
+		r2, rt2, cg2 := fakeRunner(t, one(fakeProgram{}))
+		w2 := NewWarm(r2, t.TempDir(), c.asked)
+		for i := range c.held + 1 {
+			if _, err := w2.Run(ctx, RunRequest{Image: "img", Command: []string{"/p", strings.Repeat("x", i+1)}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// held+1 fired and as many spares armed; the first shape's spare
+		// is gone, the others wait.
+		sparesArmed(w2)
+		w2.mu.Lock()
+		shapes := len(w2.slots)
+		w2.mu.Unlock()
+		if shapes != c.held {
+			t.Errorf("NewWarm(shapes %d): %d shapes held, want %d", c.asked, shapes, c.held)
+		}
+		if err := w2.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
+		if s := rt2.state(); len(s.created) != 2*(c.held+1) || len(s.goes) != c.held+1 {
+			t.Errorf("%d containers made, %d fired; want %d and %d", len(s.created), len(s.goes), 2*(c.held+1), c.held+1)
+		}
+		assertNothingLeft(t, rt2, cg2)
 	}
-	// warmShapes+1 fired and as many spares armed; the first shape's
-	// spare is gone, the others wait.
-	sparesArmed(w2)
-	w2.mu.Lock()
-	shapes := len(w2.slots)
-	w2.mu.Unlock()
-	if shapes != warmShapes {
-		t.Errorf("%d shapes held, want %d", shapes, warmShapes)
-	}
-	if err := w2.Close(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if s := rt2.state(); len(s.created) != 2*(warmShapes+1) || len(s.goes) != warmShapes+1 {
-		t.Errorf("%d containers made, %d fired; want %d and %d", len(s.created), len(s.goes), 2*(warmShapes+1), warmShapes+1)
-	}
-	assertNothingLeft(t, rt, cg)
-	assertNothingLeft(t, rt2, cg2)
 }
 
 // Arming ahead that fails (the image was removed meanwhile) is not the
@@ -133,7 +136,7 @@ func TestWarmShapes(t *testing.T) {
 // whose context ends while it waits leaves nothing.
 func TestWarmArmFailureAndCancel(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{}))
-	w := NewWarm(r, t.TempDir())
+	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	req := RunRequest{Image: "img", Command: []string{"/p"}}
 	if _, err := w.Run(ctx, req); err != nil {
@@ -188,7 +191,7 @@ func TestWarmArmsBuildsAhead(t *testing.T) {
 		}}
 	}
 	r, rt, cg := fakeRunner(t, compile)
-	w := NewWarm(r, t.TempDir())
+	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	for i, src := range []string{"int a;", "int b;", "int c;"} {
 		sparesArmed(w)
@@ -256,7 +259,7 @@ func TestWarmCallsAtOnceDoNotQueue(t *testing.T) {
 	}
 	gone := make(chan struct{}, 16)
 	rt.onGo = func(*fakeContainer) { gone <- struct{}{} }
-	w := NewWarm(r, t.TempDir())
+	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	req := RunRequest{Image: "img", Command: []string{"/p"}}
 	results := make(chan error, 3)

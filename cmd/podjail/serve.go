@@ -35,12 +35,16 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
 	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
 	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
+	shapes := fs.Int("warm-shapes", plugin.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
 		return exitUsage
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
 		return code
+	}
+	if *shapes < 1 {
+		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *shapes))
 	}
 	gid, err := groupID(*group)
 	if err != nil {
@@ -77,7 +81,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 			log.Warn("could not remove the service's directory", "dir", work, "error", err)
 		}
 	}()
-	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true})
+	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes})
 	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log})
 	if err != nil {
 		_ = lis.Close()

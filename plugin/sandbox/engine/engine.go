@@ -57,6 +57,9 @@ type Options struct {
 	// comes again (plugin.Warm), for a long-lived service. Zero value:
 	// every run is armed when it is asked for.
 	Warm bool
+	// WarmShapes is how many shapes Warm keeps armed at once. Zero value:
+	// plugin.DefaultWarmShapes.
+	WarmShapes int
 }
 
 // Engine serves sandbox calls with a plugin.Runner.
@@ -88,7 +91,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	}
 	e := &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir}
 	if opts.Warm {
-		e.warm = plugin.NewWarm(runner, opts.TmpDir)
+		e.warm = plugin.NewWarm(runner, opts.TmpDir, opts.WarmShapes)
 	}
 	return e, nil
 }
