@@ -20,40 +20,46 @@ var benchBuildSource = map[string][]byte{
 }
 
 // benchBuilds times n builds of the trivial program in language id in
-// this process and, when service is set, n through the service, each after
-// pause (the service arms the next build meanwhile). Every build must
-// succeed.
-func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string, n int, pause time.Duration) (local, viaService time.Duration, err error) {
+// this process and, when service is set, n through the service's Compile
+// and n as a front builds through it (Exec, the source in and the
+// artefacts back on the call: omegajail's compile), each after pause (the
+// service arms the next build meanwhile). It fills rep's build figures.
+// Every build must succeed.
+func benchBuilds(ctx context.Context, rep *benchReport, runner *plugin.Runner, id, service string, n int, pause time.Duration) error {
 	l, err := lang.Default().Lookup(id)
 	if err != nil {
-		return 0, 0, err
+		return err
 	}
 	var src []byte
 	if len(l.Extensions) > 0 {
 		src = benchBuildSource[l.Extensions[0]]
 	}
 	if src == nil || len(l.Compile) == 0 {
-		return 0, 0, fmt.Errorf("--build-lang %s: bench builds C or C++ (a language with a compile step and a trivial program here)", id)
+		return fmt.Errorf("--build-lang %s: bench builds C or C++ (a language with a compile step and a trivial program here)", id)
 	}
-	local, err = medianOf(n, 0, func() error {
-		res, err := runner.Build(ctx, l, src, "")
-		if res.Dir != "" {
-			_ = os.RemoveAll(res.Dir)
+	files := map[string][]byte{l.Source: src}
+	build := func(run func(context.Context, plugin.RunRequest, plugin.Files) (plugin.RunResult, error), where string) func() error {
+		return func() error {
+			res, err := plugin.BuildWith(ctx, run, l, files, "")
+			if res.Dir != "" {
+				_ = os.RemoveAll(res.Dir)
+			}
+			if err == nil && !res.OK {
+				err = fmt.Errorf("the trivial %s program did not build %s: %s\n%s", id, where, res.Note, res.Output)
+			}
+			return err
 		}
-		if err == nil && !res.OK {
-			err = fmt.Errorf("the trivial %s program did not build: %s\n%s", id, res.Note, res.Output)
-		}
+	}
+	rep.BuildLang = id
+	if rep.BuildInProcess, err = medianOf(n, 0, build(runner.RunFiles, "in process")); err != nil || service == "" {
 		return err
-	})
-	if err != nil || service == "" {
-		return local, 0, err
 	}
 	c, closeFn, err := sandbox.Dial(ctx, service)
 	if err != nil {
-		return local, 0, err
+		return err
 	}
 	defer closeFn()
-	viaService, err = medianOf(n, pause, func() error {
+	rep.BuildService, err = medianOf(n, pause, func() error {
 		res, err := c.Compile(ctx, id, src)
 		if err == nil && !res.OK {
 			err = fmt.Errorf("the trivial %s program did not build through the service: %s\n%s", id, res.Note, res.Output)
@@ -63,5 +69,12 @@ func benchBuilds(ctx context.Context, runner *plugin.Runner, id, service string,
 		}
 		return err
 	})
-	return local, viaService, err
+	if err != nil {
+		return err
+	}
+	front := func(ctx context.Context, req plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
+		return runThroughService(ctx, c, req, f)
+	}
+	rep.BuildFront, err = medianOf(n, pause, build(front, "as a front through the service"))
+	return err
 }

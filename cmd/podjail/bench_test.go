@@ -17,7 +17,8 @@ import (
 // ratio with P = 1 and P = 2, a runner's setup in process against
 // reaching a running `podjail serve`, `podjail run` through it (first,
 // back to back, after a pause), `isolate --run` through the isolate front
-// in process and through it, and a C build in process and through it. The targets are read from its
+// in process and through it, and a C build in process, through it and as
+// a front asks it (omegajail's compile). The targets are read from its
 // output, never asserted on time; what is asserted is that it ran and
 // every judge it made was AC (bench fails otherwise).
 func TestPodjailBench(t *testing.T) {
@@ -31,6 +32,9 @@ func TestPodjailBench(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "isolate --run in process") || !strings.Contains(r.stdout, "through the service, after a pause") {
 		t.Error("the bench did not time isolate --run in process and through the service")
+	}
+	if !strings.Contains(r.stdout, "as a front through the service") {
+		t.Error("the bench did not time a build as a front asks it of the service")
 	}
 	// The service keeps a run armed ahead until it stops. Its C builds
 	// after the first take containers armed ahead for them.
