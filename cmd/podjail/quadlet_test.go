@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/opencontainers/selinux/go-selinux"
+
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/sandbox"
@@ -32,12 +34,13 @@ import (
 // (TestJudgeExampleAPlusB: WA on the 4 tests). Stopped, the unit ends
 // cleanly, its container is gone, and no run is left.
 func TestQuadletServiceJudges(t *testing.T) {
-	quadletServiceJudges(t, hosttest.Podman(t))
+	_, _ = quadletServiceJudges(t, hosttest.Podman(t))
 }
 
 // quadletServiceJudges is TestQuadletServiceJudges in env; it returns the
-// SELinux labels of the isolate runs' programs (empty without SELinux).
-func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string) {
+// SELinux labels of the isolate runs' programs and of the shim's copy the
+// runs executed (empty without SELinux).
+func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string, shimLabel string) {
 	payload := os.Getenv("PODJAIL_PAYLOAD")
 	if payload == "" {
 		t.Fatal("PODJAIL_PAYLOAD is unset: the units and the Containerfile come from the payload")
@@ -219,6 +222,7 @@ func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string) {
 	if got, err := os.ReadFile(filepath.Join(hostDir, "podjail-shim")); err != nil || !bytes.Equal(got, want) {
 		t.Errorf("%s/podjail-shim is not the image's shim: %v", hostDir, err)
 	}
+	shimLabel, _ = selinux.FileLabel(filepath.Join(hostDir, "podjail-shim"))
 
 	ctl("stop", "podjail.socket", "podjail.service")
 	if res := ctl("show", "-p", "Result", "--value", "podjail.service"); res != "success" {
@@ -234,7 +238,7 @@ func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string) {
 		t.Errorf("temporary files left in %s/tmp: %v", hostDir, left)
 	}
 	assertNothingLeft(t, env, "")
-	return labels
+	return labels, shimLabel
 }
 
 // isolateThroughQuadlet: the isolate front, called as a judge calls it,

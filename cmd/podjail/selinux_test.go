@@ -436,7 +436,9 @@ func TestSELinuxArmedAheadThroughService(t *testing.T) {
 // and the bus, which container_t may not), judges and hands isolate boxes
 // back as without SELinux (TestQuadletServiceJudges), while the programs
 // it runs are confined all the same: container_t, at a level with
-// categories. Rootful, no container_t denial is logged meanwhile but the known
+// categories (Podman's own: in its container podjail sees SELinux off and
+// keeps no level pool), entering the shim's copy, which podjail labelled
+// container_ro_file_t. Rootful, no container_t denial is logged meanwhile but the known
 // one of the user's stdio pipes; rootless, guest-run.sh checks the same.
 func TestSELinuxQuadletService(t *testing.T) {
 	env := hosttest.SELinux(t)
@@ -448,8 +450,11 @@ func TestSELinuxQuadletService(t *testing.T) {
 		}
 		before = len(lines)
 	}
-	labels := quadletServiceJudges(t, env)
-	t.Logf("the isolate runs' labels: %q", labels)
+	labels, shimLabel := quadletServiceJudges(t, env)
+	t.Logf("the isolate runs' labels: %q; the shim's copy: %q", labels, shimLabel)
+	if !strings.Contains(shimLabel, ":container_ro_file_t:") {
+		t.Errorf("the shim's copy is %q, want container_ro_file_t, which container_t may enter (labelShim)", shimLabel)
+	}
 	if len(labels) != 2 {
 		t.Errorf("labels %q: want the two runs'", labels)
 	}
