@@ -102,12 +102,12 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 		Writable:    true,
 		WorkDir:     lang.BuildDir,
 	}
-	run2, err := run(ctx, req, Files{In: files, Out: l.Artefacts, OutDir: dir, TmpDir: tmpDir})
+	ran, err := run(ctx, req, Files{In: files, Out: l.Artefacts, OutDir: dir, TmpDir: tmpDir})
 	if err != nil {
 		return res, fmt.Errorf("build: %w", err)
 	}
-	res.Output, res.Time, res.Peak = out.String(), run2.Measure.Time, run2.Measure.Peak
-	res.Note = buildNote(run2, l, dir)
+	res.Output, res.Time, res.Peak = out.String(), ran.Measure.Time, ran.Measure.Peak
+	res.Note = buildNote(ran, l, dir)
 	res.OK = res.Note == ""
 	return res, nil
 }
