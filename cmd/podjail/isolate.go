@@ -189,17 +189,24 @@ func openFIFO(p string, flag int, bound time.Duration) (*os.File, error) {
 	case o := <-ch:
 		return o.f, o.err
 	case <-time.After(bound):
-		return nil, fmt.Errorf("the pipe %s: its other end was not opened within %v", p, bound)
+		return nil, fmt.Errorf("the pipe %s: its other end was not opened within %v (the program on the other side, a Communication task's manager, must open it: did it fail or never start?)", p, bound)
 	}
 }
 
-// fifoBound is how long a run waits for the other end of a pipe: its
-// wall-time limit, else a minute.
+// fifoPartnerWait is how long a pipe's open may wait beyond -w for its
+// other end. That end is another sandbox's program (CMS's manager), which
+// opens it only once its own container has started: under load that takes
+// seconds, where isolate's takes milliseconds. armTimeout's two minutes
+// are podjail's bound for a container that does not start at all.
+const fifoPartnerWait = 2 * time.Minute
+
+// fifoBound is how long a run waits for the other end of a pipe. The wait
+// comes before the program exists, so it is never charged to the program's
+// -w, which counts from the go; it is bounded only so that a partner that
+// died before opening its end (a manager that failed) cannot hold a run
+// for ever: its -w, as isolate's open would, plus the partner's start.
 func fifoBound(cmd isolate.Command) time.Duration {
-	if cmd.WallTime > 0 {
-		return cmd.WallTime
-	}
-	return time.Minute
+	return cmd.WallTime + fifoPartnerWait
 }
 
 // stderrFile makes (empty) the file a run's stderr goes to, writable by
