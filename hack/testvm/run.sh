@@ -36,37 +36,51 @@ img=$(bash "$here/build.sh" | tail -n1)
 	exit 2
 }
 
-share=$(mktemp -d "${TMPDIR:-/tmp}/podjail-testvm.XXXXXX")
-[ "${PODJAIL_TESTVM_KEEP:-0}" = 1 ] || trap 'rm -rf "$share"' EXIT
-cp -rL "$payload" "$share/payload"
-mkdir -p "$share/out"
-cp "$here/guest-run.sh" "$share/runner.sh"
-chmod -R a+rX "$share"
-chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
-out=$share/out
+# Under TCG the guest kernel can crash patching its own text while the other
+# vCPU runs it (README, "Known emulation hazard"): a boot whose kernel panicked
+# early is tried once more, from the same clean image.
+retry_window=${PODJAIL_TESTVM_RETRY_WINDOW:-1200}
+for attempt in 1 2; do
+	share=$(mktemp -d "${TMPDIR:-/tmp}/podjail-testvm.XXXXXX")
+	[ "${PODJAIL_TESTVM_KEEP:-0}" = 1 ] || trap 'rm -rf "$share"' EXIT
+	cp -rL "$payload" "$share/payload"
+	mkdir -p "$share/out"
+	cp "$here/guest-run.sh" "$share/runner.sh"
+	chmod -R a+rX "$share"
+	chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
+	out=$share/out
 
-echo "== testvm: image $img"
-echo "== testvm: share $share, timeout ${timeout}s"
-t0=$(date +%s.%N)
-# timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
-# group does not reach: forward those by hand.
-timeout -k 10 "$timeout" qemu-system-x86_64 \
-	-accel tcg,thread=multi -cpu max -smp 2 -m 6144 \
-	-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
-	-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
-	-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
-	-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs" \
-	-nic none -display none -monitor none -serial "file:$out/console.log" -no-reboot </dev/null &
-qemu_pid=$!
-interrupted=0
-trap 'interrupted=1; kill -TERM $qemu_pid 2>/dev/null' INT TERM HUP
-qemu_rc=0
-wait $qemu_pid || qemu_rc=$?
-if [ $interrupted = 1 ]; then
-	wait $qemu_pid 2>/dev/null || qemu_rc=$?
-fi
-trap - INT TERM HUP
-wall=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+	echo "== testvm: image $img"
+	echo "== testvm: share $share, timeout ${timeout}s"
+	t0=$(date +%s.%N)
+	# timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
+	# group does not reach: forward those by hand.
+	timeout -k 10 "$timeout" qemu-system-x86_64 \
+		-accel tcg,thread=multi -cpu max -smp 2 -m 6144 \
+		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
+		-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
+		-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
+		-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs" \
+		-nic none -display none -monitor none -serial "file:$out/console.log" -no-reboot </dev/null &
+	qemu_pid=$!
+	interrupted=0
+	trap 'interrupted=1; kill -TERM $qemu_pid 2>/dev/null' INT TERM HUP
+	qemu_rc=0
+	wait $qemu_pid || qemu_rc=$?
+	if [ $interrupted = 1 ]; then
+		wait $qemu_pid 2>/dev/null || qemu_rc=$?
+	fi
+	trap - INT TERM HUP
+	wall=$(printf '%.1f' "$(echo "$(date +%s.%N) - $t0" | bc)")
+	if [ $interrupted = 0 ] && [ ! -s "$out/done" ] && grep -q 'Kernel panic' "$out/console.log" 2>/dev/null &&
+		[ $attempt = 1 ] && awk -v w="$wall" -v r="$retry_window" 'BEGIN { exit !(w < r) }'; then
+		echo "== testvm: the guest kernel panicked after ${wall}s; booting again. Its oops:"
+		grep -m1 -B2 -A8 'Oops\|BUG\|Kernel panic' "$out/console.log" | tail -n 12 || true
+		[ "${PODJAIL_TESTVM_KEEP:-0}" = 1 ] || rm -rf "$share"
+		continue
+	fi
+	break
+done
 
 problems=()
 if [ $interrupted = 1 ]; then
