@@ -19,6 +19,7 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
+	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
@@ -95,8 +96,14 @@ type benchJudge struct {
 	// per test (/proc/stat): the container's own cost is what bounds the
 	// judge once the program's is trivial. Top lists the cgroups that
 	// used most of it, per test.
-	HostCPU      time.Duration `json:"host_cpu_per_test_ns"`
-	Top          []cgroupCPU   `json:"top_cgroups_per_test"`
+	HostCPU time.Duration `json:"host_cpu_per_test_ns"`
+	Top     []cgroupCPU   `json:"top_cgroups_per_test"`
+	// Floor is the host's processor time per bare REST lifecycle of the
+	// same program at the same P (benchFloor), Podman's share that no
+	// setting removes; OverFloor is HostCPU over it, podjail's whole
+	// cost per test as a multiple of Podman's. Zero: not measured.
+	Floor        time.Duration `json:"bare_lifecycle_host_cpu_ns,omitempty"`
+	OverFloor    float64       `json:"host_cpu_over_bare_lifecycle,omitempty"`
 	CriticalFrac float64       `json:"critical_over_podman_run"`
 	WallFrac     float64       `json:"tests_wall_over_sequential_podman_runs"`
 }
@@ -209,10 +216,18 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		parallels = append(parallels, n)
 	}
 	for _, p := range parallels {
+		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, %d at a time", *tests, *program, p)
+		floor, err := benchFloor(ctx, runner.Runtime, *image, []string{*program}, *tests, p)
+		if err != nil {
+			return fail(exitFailure, err)
+		}
 		say("judging %d tests of %s with P = %d", *tests, *program, p)
 		j, err := benchJudgeOnce(ctx, runner, *image, []string{*program}, *tests, p)
 		if err != nil {
 			return fail(exitFailure, err)
+		}
+		if j.Floor = floor; floor > 0 {
+			j.OverFloor = j.HostCPU.Seconds() / floor.Seconds()
 		}
 		j.CriticalFrac = j.Critical.Seconds() / rep.PodmanRun.Seconds()
 		j.WallFrac = j.TestsWall.Seconds() / (float64(j.Tests) * rep.PodmanRun.Seconds())
@@ -309,6 +324,43 @@ func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []
 	j.Fired = fired[len(fired)/2]
 	j.TestsPerSec = float64(j.Tests) / res.TestsWall.Seconds()
 	return j, nil
+}
+
+// benchFloor runs n bare REST lifecycles of argv (bindings.BareLifecycle:
+// nothing of podjail's), parallel at a time, and gives the host's processor
+// time per lifecycle (/proc/stat, as a judge's HostCPU). 0 when the host's
+// time cannot be read or the runtime is not Podman's client.
+func benchFloor(ctx context.Context, rt bindings.Runtime, image string, argv []string, n, parallel int) (time.Duration, error) {
+	c, ok := rt.(*bindings.Client)
+	cpu0 := hostCPU()
+	if !ok || cpu0 < 0 {
+		return 0, nil
+	}
+	jobs := make(chan struct{}, n)
+	for range n {
+		jobs <- struct{}{}
+	}
+	close(jobs)
+	errs := make(chan error, parallel)
+	for range parallel {
+		go func() {
+			for range jobs {
+				if code, err := c.BareLifecycle(ctx, image, argv); err != nil || code != 0 {
+					errs <- fmt.Errorf("a bare lifecycle of %s: exit %d, %v", strings.Join(argv, " "), code, err)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	var err error
+	for range parallel {
+		err = errors.Join(err, <-errs)
+	}
+	if err != nil {
+		return 0, err
+	}
+	return (hostCPU() - cpu0) / time.Duration(n), nil
 }
 
 // judgeTrivial judges n tests of an empty input and answer, each running
@@ -429,6 +481,9 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(w, "  tests wall (build end→verdict) %10s  %.3f × %d sequential podman runs\n", ms(j.TestsWall), j.WallFrac, j.Tests)
 		fmt.Fprintf(w, "  judge wall (build included)   %10s  %.1f tests/s\n", ms(j.Wall), j.TestsPerSec)
 		fmt.Fprintf(w, "  host CPU per test             %10s  (bound on tests wall: %s on %d cores)\n", ms(j.HostCPU), ms(j.HostCPU*time.Duration(j.Tests)/time.Duration(runtime.NumCPU())), runtime.NumCPU())
+		if j.Floor > 0 {
+			fmt.Fprintf(w, "  bare REST lifecycle, same P   %10s  host CPU per test %.2f × it (Podman's own work: the floor)\n", ms(j.Floor), j.OverFloor)
+		}
 		for _, c := range j.Top {
 			fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
 		}

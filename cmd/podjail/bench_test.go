@@ -13,7 +13,9 @@ import (
 
 // TestPodjailBench runs `podjail bench` once in this boot and logs its
 // figures: podman run --rm, a whole podjail run, a 10-test judge with one
-// test at a time and on every core, and the 1 s burner's reported/bare
+// test at a time and on every core, each beside as many bare REST
+// lifecycles of the program at the same P (Podman's own work: the floor its
+// host CPU per test is a ratio to), and the 1 s burner's reported/bare
 // ratio with P = 1 and P = 2, a runner's setup in process against
 // reaching a running `podjail serve`, `podjail run` through it (first,
 // back to back, after a pause), `isolate --run` through the isolate front
@@ -32,6 +34,9 @@ func TestPodjailBench(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "isolate --run in process") || !strings.Contains(r.stdout, "through the service, after a pause") {
 		t.Error("the bench did not time isolate --run in process and through the service")
+	}
+	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
+		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
 	}
 	if !strings.Contains(r.stdout, "as a front through the service") {
 		t.Error("the bench did not time a build as a front asks it of the service")

@@ -1,0 +1,41 @@
+package bindings
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/containers/podman/v5/pkg/bindings/containers"
+	"github.com/containers/podman/v5/pkg/specgen"
+)
+
+// BareLabel marks the containers of BareLifecycle, so that one left by a
+// bench killed mid-way can be found (podman ps --filter label=...).
+const BareLabel = "podjail.bench.bare"
+
+// BareLifecycle is Podman's own work for one container and nothing of
+// podjail's: the image's command created with no network, started,
+// waited for and removed; no attach, no limits, no mounts, no shim.
+// podjail bench times it as the floor under every run. It gives the
+// command's exit code.
+func (c *Client) BareLifecycle(ctx context.Context, image string, command []string) (int32, error) {
+	g := specgen.NewSpecGenerator(image, false)
+	g.Command = command
+	g.Labels = map[string]string{BareLabel: "1"}
+	g.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
+	resp, err := containers.CreateWithSpec(c.call(ctx), g, nil)
+	if err != nil {
+		return 0, typed("create a bare container from", image, err)
+	}
+	exit, err := c.startAndWait(ctx, resp.ID)
+	if rerr := c.Remove(context.WithoutCancel(ctx), resp.ID); err == nil && rerr != nil {
+		err = fmt.Errorf("remove a bare container: %w", rerr)
+	}
+	return exit, err
+}
+
+func (c *Client) startAndWait(ctx context.Context, id string) (int32, error) {
+	if err := c.Start(ctx, id); err != nil {
+		return 0, fmt.Errorf("start a bare container: %w", err)
+	}
+	return c.Wait(ctx, id)
+}
