@@ -28,6 +28,7 @@ commands:
   doctor   check that this host can run podjail
   bench    measure podjail against podman run on this host
   serve    serve judges on a Unix socket; judge goes through it (docs/service.md)
+  health   say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
 
 Run "podjail COMMAND -h" for a command's flags.
 `
@@ -77,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return omegajailCommand(ctx, args[1:], stderr, log)
 	case "isolate":
 		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
+	case "health":
+		return healthCommand(ctx, args[1:], stdout, stderr)
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
 	case "serve":

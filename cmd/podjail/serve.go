@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coreos/go-systemd/v22/activation"
+	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/podjail/podjail/plugin"
@@ -96,6 +97,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(sandbox.AllowPeers(lis, gid, log)) }()
 	log.Info("serving", "socket", where, "shim", shimPath)
+	go notifySystemd(ctx, eng, lis.Addr().String(), log)
 
 	code := exitOK
 	select {
@@ -105,6 +107,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	case <-ctx.Done():
 		log.Info("stopping: no new calls; waiting for the calls under way", "grace", *drain)
 	}
+	_, _ = daemon.SdNotify(false, daemon.SdNotifyStopping)
 	// Drain: no new connections; calls under way get --drain, then are
 	// ended, and Close removes their containers and artefacts (30 s at most).
 	stopped := make(chan struct{})
@@ -125,6 +128,69 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	log.Info("stopped")
 	return code
 }
+
+// notifySystemd tells systemd (Type=notify) that the service is ready once
+// it can judge, its Podman having answered, and then, when the unit has
+// WatchdogSec=, pings the watchdog only while a call through the service's
+// own socket (its gRPC loop, the engine, Podman) answers, so that systemd
+// restarts a service that is wedged. Outside such a unit it does nothing.
+func notifySystemd(ctx context.Context, eng *engine.Lazy, socket string, log hclog.Logger) {
+	if os.Getenv("NOTIFY_SOCKET") == "" {
+		return
+	}
+	for {
+		if _, err := eng.Connect(ctx); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(notifyRetry):
+		}
+	}
+	if _, err := daemon.SdNotify(false, daemon.SdNotifyReady); err != nil {
+		log.Warn("could not tell systemd the service is ready", "error", err)
+	}
+	interval, err := daemon.SdWatchdogEnabled(false)
+	if err != nil || interval <= 0 {
+		return
+	}
+	c, closeFn, err := sandbox.Dial(ctx, socket)
+	if err != nil {
+		log.Error("the watchdog cannot reach the service's own socket: systemd will restart it", "socket", socket, "error", err)
+		return
+	}
+	defer closeFn()
+	tick := time.NewTicker(interval / 3)
+	defer tick.Stop()
+	answered := true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		cctx, cancel := context.WithTimeout(ctx, interval/3)
+		_, err := c.Capabilities(cctx)
+		cancel()
+		if err != nil {
+			if answered {
+				log.Warn("not pinging systemd's watchdog while the service or its Podman does not answer", "error", err)
+			}
+			answered = false
+			continue
+		}
+		if !answered {
+			log.Info("the service and its Podman answer again; pinging systemd's watchdog")
+		}
+		answered = true
+		_, _ = daemon.SdNotify(false, daemon.SdNotifyWatchdog)
+	}
+}
+
+// notifyRetry is how often a service whose Podman did not answer at its
+// start tries again before it tells systemd it is ready.
+const notifyRetry = 3 * time.Second
 
 // groupID is --group's gid: a group name, or a number taken as it is (in
 // podjail's image there is no /etc/group of the host's); -1 for none.
