@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build image test unit vet vm-image vm-payload test-vm test-vm-selinux sample clean
+.PHONY: all build image test unit vet fuzz vm-image vm-payload test-vm test-vm-selinux sample clean
 
 all: build
 
@@ -33,6 +33,25 @@ vet:
 # and run for real in test-vm.
 unit:
 	$(GO) test -count=1 ./...
+
+# Every fuzz target for FUZZTIME each, one after the other (go test fuzzes
+# one target per call). A crasher is kept in the package's testdata/fuzz,
+# where unit runs it from then on.
+FUZZTIME ?= 15s
+FUZZ_TARGETS := \
+	FuzzParseArgs:./plugin/isolate \
+	FuzzParseArgs:./plugin/omegajail \
+	FuzzMeta:./plugin/omegajail \
+	FuzzLoad:./plugin/problem \
+	FuzzParse:./plugin/lang \
+	FuzzParseReport:./shim \
+	FuzzExecRequest:./plugin/sandbox/engine \
+	FuzzCompare:./plugin/compare
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:}; done
 
 # The payload for the test VM: podjail and its shim, the test binaries, and
 # the programs of the scratch test image (the test binary plays most of them
@@ -70,10 +89,11 @@ test-vm-selinux: vm-payload
 vm-image:
 	bash hack/testvm/build.sh >/dev/null
 
-# Everything: vet, unit tests here, integration tests in the VM. The image
-# builds (mostly downloads and dpkg) while vet and the unit tests compile.
+# Everything: vet, unit tests and the fuzz targets here, integration tests
+# in the VM. The image builds (mostly downloads and dpkg) while vet, the
+# unit tests and the fuzzing run; the VM suites take both cores after.
 test:
-	$(MAKE) -j3 --output-sync=target vet unit vm-image
+	$(MAKE) -j4 --output-sync=target vet unit fuzz vm-image
 	$(MAKE) test-vm test-vm-selinux
 
 # Runs a sample end to end: directly when this host passes `podjail doctor`,

@@ -224,6 +224,9 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"stderr", errors.New("a stderr file and stderr to stdout are exclusive")}
 	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.StackBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
+	case r.MemoryBytes > maxMemoryBytes || r.Pids > maxPids:
+		// The shim's headroom is added to both: past these they overflow.
+		return &RequestError{"limits", fmt.Errorf("memory %d or pids %d is beyond any host: ask for at most %d bytes and %d processes", r.MemoryBytes, r.Pids, int64(maxMemoryBytes), maxPids)}
 	}
 	if r.InputFile != "" {
 		// The Podman service resolves a bind mount's source in its own
@@ -280,6 +283,13 @@ func (r *RunRequest) Check() error {
 const (
 	shimMemoryHeadroom = 32 << 20
 	shimPidsHeadroom   = 16
+)
+
+// The largest memory and pids a run may ask for: a pebibyte, and the
+// kernel's largest pid_max.
+const (
+	maxMemoryBytes = 1 << 50
+	maxPids        = 1 << 22
 )
 
 // stderrKeep is how much of the end of a shimmed container's stderr is

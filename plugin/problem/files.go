@@ -2,6 +2,7 @@ package problem
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -44,6 +45,30 @@ func (l *loader) stat(rel string) (fs.FileInfo, error) {
 		return nil, errf(rel, "", "resolves to %s, outside the problem directory: copy the file into the problem folder instead of linking to it", target)
 	}
 	return os.Stat(target)
+}
+
+// maxText bounds what is read of problem.yaml, testdata.yaml and
+// .timelimit: a package is untrusted, and a link to /dev/zero or a huge
+// file must not take the judge's memory.
+const maxText = 1 << 20
+
+// readFile reads rel, a regular file inside the problem directory of at
+// most maxText bytes. A missing file gives an error matching
+// fs.ErrNotExist.
+func (l *loader) readFile(rel string) ([]byte, error) {
+	if err := l.regular(rel); err != nil {
+		return nil, err
+	}
+	f, err := os.Open(filepath.Join(l.dir, rel))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxText+1))
+	if err == nil && len(data) > maxText {
+		return nil, errf(rel, "", "is over %d bytes: a problem's text files are small, keep it under that", maxText)
+	}
+	return data, err
 }
 
 // fileErr returns err if it already is an *Error, else wraps it as one

@@ -241,12 +241,12 @@ func (l *loader) kattisLimits(n *yaml.Node, p *Problem) error {
 	if p.TimeLimit != 0 {
 		return nil
 	}
-	data, err := os.ReadFile(filepath.Join(l.dir, timelimitFile))
+	data, err := l.readFile(timelimitFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		return errf(file, "limits.time_limit", "not set and there is no %s file: podjail does not derive time limits from the judge solutions, so add `limits: {time_limit: 1}` (seconds) or a %s file", timelimitFile, timelimitFile)
 	}
 	if err != nil {
-		return &Error{File: timelimitFile, Err: err}
+		return fileErr(timelimitFile, err)
 	}
 	raw := strings.TrimSpace(string(data))
 	secs, err := strconv.ParseFloat(raw, 64)

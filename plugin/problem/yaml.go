@@ -4,8 +4,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -15,12 +13,12 @@ import (
 // readYAML parses the YAML file rel (relative to the problem directory) and
 // returns its top-level mapping. A missing file is reported with hint.
 func (l *loader) readYAML(rel, hint string) (*yaml.Node, error) {
-	data, err := os.ReadFile(filepath.Join(l.dir, rel))
+	data, err := l.readFile(rel)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, &Error{File: rel, Err: notFound{hint}}
 	}
 	if err != nil {
-		return nil, &Error{File: rel, Err: err}
+		return nil, fileErr(rel, err)
 	}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {

@@ -1,0 +1,116 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/sandbox"
+	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
+)
+
+// noPodman is a Runtime that records the container it is asked to create
+// and creates none: the fuzzed requests go as far as Podman, no further.
+type noPodman struct {
+	bindings.Runtime // nil: any other call panics, and none must come before Create
+	mu               sync.Mutex
+	specs            []bindings.Spec
+}
+
+var errNoPodman = errors.New("no Podman in the fuzz test")
+
+func (n *noPodman) Create(_ context.Context, s bindings.Spec) (string, error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.specs = append(n.specs, s)
+	return "", errNoPodman
+}
+func (n *noPodman) Remove(context.Context, string) error       { return nil }
+func (n *noPodman) Kill(context.Context, string, string) error { return nil }
+
+// execStream is an Exec call: the request, then the end of stdin.
+type execStream struct {
+	pb.Sandbox_ExecServer
+	req  *pb.ExecRequest
+	sent bool
+}
+
+func (s *execStream) Context() context.Context { return context.Background() }
+func (s *execStream) Send(*pb.ExecEvent) error { return nil }
+func (s *execStream) Recv() (*pb.ExecInput, error) {
+	if s.sent {
+		return nil, io.EOF
+	}
+	s.sent = true
+	return &pb.ExecInput{Input: &pb.ExecInput_Request{Request: s.req}}, nil
+}
+
+// FuzzExecRequest holds that an Exec request off the wire (any protobuf
+// bytes, capped at 16 KiB) never panics the service, which carries it as
+// far as Podman (the real server, engine and Runner over a Runtime that
+// creates nothing); that a request the service refuses is refused as the
+// caller's (InvalidArgument, PermissionDenied or FailedPrecondition) with
+// a message; and that a request that passes validation reaches Podman as
+// a container with positive memory, pids and processors and a program to
+// run.
+func FuzzExecRequest(f *testing.F) {
+	for _, req := range []*pb.ExecRequest{
+		{Image: "localhost/podjail-gcc:latest", Command: []string{"/bin/echo", "hi"}},
+		{Image: "i", Command: []string{"/bin/sh", "-c", "cat"}, Stdin: pb.StdinFrom_STDIN_FROM_STREAM, Stderr: pb.StderrTo_STDERR_TO_CALLER,
+			Limits: &pb.Limits{Time: durationpb.New(time.Second), MemoryBytes: 64 << 20, OutputBytes: 1 << 20, Wall: durationpb.New(5 * time.Second)}},
+		{Image: "i", Command: []string{"/usr/bin/gcc", "main.c"}, WorkDir: "/box", Files: []*pb.File{{Name: "main.c", Data: []byte("int main(){}")}},
+			Collect: []string{"a.out"}, Writable: true, Pids: 64, Cpus: 2, FileSizeBytes: 1 << 20, StackBytes: 8 << 20, MemoryExitCode: 3, Env: []string{"A=1"}},
+		{Image: "i", Command: []string{"/x"}, Stdin: pb.StdinFrom_STDIN_FROM_UPLOAD, Stderr: pb.StderrTo_STDERR_TO_STDOUT,
+			CpuLimit: durationpb.New(2 * time.Second), Limits: &pb.Limits{Time: durationpb.New(100 * 365 * 24 * time.Hour)}},
+		{Image: "i", Command: []string{"/x"}, Limits: &pb.Limits{MemoryBytes: 1<<63 - 1}, Pids: 1<<63 - 1},
+		{Image: "i", Command: []string{"x"}, Binds: []*pb.Bind{{Source: "/tmp", Destination: "/mnt", Writable: true}}},
+	} {
+		b, err := proto.Marshal(req)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, wire []byte) {
+		req := &pb.ExecRequest{}
+		if len(wire) > 16<<10 || proto.Unmarshal(wire, req) != nil {
+			return
+		}
+		rt := &noPodman{}
+		e := &Engine{runner: &plugin.Runner{Runtime: rt, Shim: "/usr/libexec/podjail-shim"}, langs: lang.Default(), tmpDir: t.TempDir()}
+		srv, err := sandbox.NewServer(e, sandbox.ServerOptions{TmpDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer srv.Close(context.Background())
+		err = srv.Exec(&execStream{req: req})
+		if len(rt.specs) == 0 {
+			switch st, _ := status.FromError(err); {
+			case err == nil:
+				t.Fatalf("Exec(%v) succeeded without Podman", req)
+			case st.Message() == "":
+				t.Fatalf("Exec(%v): %v, without a message", req, err)
+			case st.Code() != codes.InvalidArgument && st.Code() != codes.PermissionDenied && st.Code() != codes.FailedPrecondition:
+				t.Fatalf("Exec(%v) refused as %s, not as the caller's: %v", req, st.Code(), err)
+			}
+			return
+		}
+		for _, s := range rt.specs {
+			if s.MemoryBytes <= 0 || s.Pids <= 0 || s.CPUs <= 0 || len(s.Command) == 0 {
+				t.Fatalf("Exec(%v) reached Podman as a container Podman cannot make: memory %d, pids %d, cpus %v, command %q",
+					req, s.MemoryBytes, s.Pids, s.CPUs, s.Command)
+			}
+		}
+	})
+}
