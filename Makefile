@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build image test unit vet fuzz vm-image vm-payload test-vm test-vm-selinux sample clean
+.PHONY: all build image test unit vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux sample clean
 
 all: build
 
@@ -48,6 +48,12 @@ FUZZ_TARGETS := \
 	FuzzExecRequest:./plugin/sandbox/engine \
 	FuzzCompare:./plugin/compare
 
+# podjail's RPMs (contrib/rpm/podjail.spec) into $(OUT)/rpm, their file lists and
+# scriptlets checked, the main package's payload unpacked in $(OUT)/rpm/root, which the
+# VM payload carries (TestInstalledFromRPM judges from it).
+rpm:
+	bash hack/rpm.sh $(OUT)
+
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
 		echo "fuzz $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
@@ -63,6 +69,7 @@ vm-payload: build
 	cp $(PAYLOAD)/tests/podjail.test $(PAYLOAD)/progs/podjail.test
 	mkdir -p $(PAYLOAD)/judge && cp -r examples/problems $(PAYLOAD)/judge/problems && cp -r cmd/podjail/testdata/judge $(PAYLOAD)/judge/src
 	cp -r contrib/selinux $(PAYLOAD)/contrib-selinux
+	if [ -d $(OUT)/rpm/root ]; then cp -a $(OUT)/rpm/root $(PAYLOAD)/rpmroot; fi
 	cp -r contrib/systemd $(PAYLOAD)/contrib-systemd
 	cp -r contrib/quadlet $(PAYLOAD)/contrib-quadlet && cp Containerfile $(PAYLOAD)/Containerfile
 	for p in tprog trivial; do \
@@ -93,7 +100,7 @@ vm-image:
 # in the VM. The image builds (mostly downloads and dpkg) while vet, the
 # unit tests and the fuzzing run; the VM suites take both cores after.
 test:
-	$(MAKE) -j4 --output-sync=target vet unit fuzz vm-image
+	$(MAKE) -j4 --output-sync=target vet unit fuzz rpm vm-image
 	$(MAKE) test-vm test-vm-selinux
 
 # Runs a sample end to end: directly when this host passes `podjail doctor`,

@@ -215,7 +215,8 @@ func seccompDir(rootless bool) string {
 }
 
 // FindShim resolves a --shim flag: a path, "none", or empty for
-// $PODJAIL_SHIM, else podjail-shim beside the running executable. A shim asked for but missing is an
+// $PODJAIL_SHIM, else podjail-shim beside the running executable or where a
+// package puts it (shimNear). A shim asked for but missing is an
 // error; one not found by the default lookup means running without it.
 func FindShim(flagValue string) (string, error) {
 	if flagValue == "none" {
@@ -239,9 +240,21 @@ func FindShim(flagValue string) (string, error) {
 	if err != nil {
 		return "", nil
 	}
-	beside := filepath.Join(filepath.Dir(exe), "podjail-shim")
-	if fi, err := os.Stat(beside); err == nil && fi.Mode().IsRegular() {
-		return beside, nil
+	return shimNear(exe), nil
+}
+
+// shimNear is podjail-shim beside exe, else where a package installs it
+// for exe's prefix (/usr/bin/podjail: /usr/libexec/podjail/podjail-shim,
+// contrib/rpm); "" when neither is a file.
+func shimNear(exe string) string {
+	dir := filepath.Dir(exe)
+	for _, p := range []string{
+		filepath.Join(dir, "podjail-shim"),
+		filepath.Join(filepath.Dir(dir), "libexec", "podjail", "podjail-shim"),
+	} {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return p
+		}
 	}
-	return "", nil
+	return ""
 }
