@@ -3,7 +3,9 @@ package bindings
 import (
 	"context"
 	"fmt"
+	"net/http"
 
+	"github.com/containers/podman/v5/pkg/bindings"
 	"github.com/containers/podman/v5/pkg/bindings/containers"
 	"github.com/containers/podman/v5/pkg/specgen"
 )
@@ -38,4 +40,20 @@ func (c *Client) startAndWait(ctx context.Context, id string) (int32, error) {
 		return 0, fmt.Errorf("start a bare container: %w", err)
 	}
 	return c.Wait(ctx, id)
+}
+
+// Ping asks the service its cheapest question (the libpod API's _ping):
+// it answers while Podman serves, without the host inspection that Host
+// costs. A watchdog asks it often.
+func (c *Client) Ping(ctx context.Context) error {
+	conn, err := bindings.GetClient(c.call(ctx))
+	if err != nil {
+		return err
+	}
+	resp, err := conn.DoRequest(c.call(ctx), nil, http.MethodGet, "/_ping", nil, nil)
+	if err != nil {
+		return typed("ping", "Podman", err)
+	}
+	defer resp.Body.Close()
+	return typed("ping", "Podman", resp.Process(nil))
 }

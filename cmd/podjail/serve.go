@@ -15,6 +15,9 @@ import (
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/hashicorp/go-hclog"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
@@ -155,12 +158,13 @@ func notifySystemd(ctx context.Context, eng *engine.Lazy, socket string, log hcl
 	if err != nil || interval <= 0 {
 		return
 	}
-	c, closeFn, err := sandbox.Dial(ctx, socket)
+	conn, err := grpc.NewClient("unix://"+socket, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		log.Error("the watchdog cannot reach the service's own socket: systemd will restart it", "socket", socket, "error", err)
 		return
 	}
-	defer closeFn()
+	defer conn.Close()
+	loop := healthpb.NewHealthClient(conn)
 	tick := time.NewTicker(interval / 3)
 	defer tick.Stop()
 	answered := true
@@ -170,8 +174,8 @@ func notifySystemd(ctx context.Context, eng *engine.Lazy, socket string, log hcl
 			return
 		case <-tick.C:
 		}
-		cctx, cancel := context.WithTimeout(ctx, interval/3)
-		_, err := c.Capabilities(cctx)
+		cctx, cancel := context.WithTimeout(ctx, interval/2)
+		err := watchdogCheck(cctx, loop, eng)
 		cancel()
 		if err != nil {
 			if answered {
@@ -186,6 +190,28 @@ func notifySystemd(ctx context.Context, eng *engine.Lazy, socket string, log hcl
 		answered = true
 		_, _ = daemon.SdNotify(false, daemon.SdNotifyWatchdog)
 	}
+}
+
+// watchdogCheck is what the watchdog is pinged for: the service's gRPC
+// loop answers on its socket (gRPC's health service), and its Podman
+// answers its cheapest question. Neither asks for the host's inspection
+// (Capabilities), which takes seconds on a loaded host.
+func watchdogCheck(ctx context.Context, loop healthpb.HealthClient, eng *engine.Lazy) error {
+	if _, err := loop.Check(ctx, &healthpb.HealthCheckRequest{}); err != nil {
+		return fmt.Errorf("the service's own socket: %w", err)
+	}
+	e, err := eng.Connect(ctx)
+	if err != nil {
+		return err
+	}
+	p, ok := e.Runner().Runtime.(interface{ Ping(context.Context) error })
+	if !ok {
+		return nil
+	}
+	if err := p.Ping(ctx); err != nil {
+		return fmt.Errorf("Podman: %w", err)
+	}
+	return nil
 }
 
 // notifyRetry is how often a service whose Podman did not answer at its

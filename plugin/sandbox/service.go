@@ -15,6 +15,8 @@ import (
 	"google.golang.org/grpc/backoff"
 	"google.golang.org/grpc/connectivity"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
@@ -176,10 +178,13 @@ func peerOf(conn net.Conn) (Peer, error) {
 }
 
 // NewServiceServer is the gRPC server of the service: s's protocol, with
-// the plugin's message sizes.
+// the plugin's message sizes, and gRPC's standard health service (SERVING
+// while the server serves: a caller, or the service's own watchdog, sees
+// its loop answer without asking Podman anything).
 func NewServiceServer(s *Server) *grpc.Server {
 	g := grpc.NewServer(grpc.MaxRecvMsgSize(MaxMessage), grpc.MaxSendMsgSize(MaxMessage))
 	pb.RegisterSandboxServer(g, s)
+	healthpb.RegisterHealthServer(g, health.NewServer())
 	return g
 }
 
