@@ -94,8 +94,8 @@ func (b *bpfBuilder) ret(k uint32) {
 	b.prog = append(b.prog, unix.SockFilter{Code: unix.BPF_RET | unix.BPF_K, K: k})
 }
 
-func (b *bpfBuilder) jeq(k uint32, t, f string) { b.jump(unix.BPF_JEQ, k, t, f) }
-func (b *bpfBuilder) jge(k uint32, t, f string) { b.jump(unix.BPF_JGE, k, t, f) }
+func (b *bpfBuilder) jeq(k uint32, t, f string)  { b.jump(unix.BPF_JEQ, k, t, f) }
+func (b *bpfBuilder) jge(k uint32, t, f string)  { b.jump(unix.BPF_JGE, k, t, f) }
 func (b *bpfBuilder) jset(k uint32, t, f string) { b.jump(unix.BPF_JSET, k, t, f) }
 
 func (b *bpfBuilder) jump(op uint16, k uint32, t, f string) {
