@@ -46,9 +46,9 @@ type BuildResult struct {
 	// a front whose tool reports the compiler's status alone (omegajail)
 	// reads that as a success and leaves the judge to find the artefact
 	// missing. Empty otherwise.
-	Missing string `json:"missing,omitempty"`
-	Time time.Duration `json:"time_ns"`
-	Peak int64         `json:"peak_bytes"`
+	Missing string        `json:"missing,omitempty"`
+	Time    time.Duration `json:"time_ns"`
+	Peak    int64         `json:"peak_bytes"`
 	// Dir is the host directory holding the artefacts (for a language
 	// with nothing to compile, the source), mode 0755; the caller removes it.
 	Dir string `json:"-"`
