@@ -40,9 +40,15 @@ type BuildResult struct {
 	// Output is the compiler's output (stdout and stderr), at most 64 KiB.
 	Output string `json:"output,omitempty"`
 	// Note says why the build failed, when it did.
-	Note string        `json:"note,omitempty"`
-	Time time.Duration `json:"time_ns"`
-	Peak int64         `json:"peak_bytes"`
+	Note string `json:"note,omitempty"`
+	// Missing names the artefact the build failed for lacking, when the
+	// compiler itself succeeded (a Java class not named as the target):
+	// a front whose tool reports the compiler's status alone (omegajail)
+	// reads that as a success and leaves the judge to find the artefact
+	// missing. Empty otherwise.
+	Missing string        `json:"missing,omitempty"`
+	Time    time.Duration `json:"time_ns"`
+	Peak    int64         `json:"peak_bytes"`
 	// Dir is the host directory holding the artefacts (for a language
 	// with nothing to compile, the source), mode 0755; the caller removes it.
 	Dir string `json:"-"`
@@ -107,23 +113,24 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 		return res, fmt.Errorf("build: %w", err)
 	}
 	res.Output, res.Time, res.Peak = out.String(), ran.Measure.Time, ran.Measure.Peak
-	res.Note = buildNote(ran, l, dir)
+	res.Note, res.Missing = buildNote(ran, l, dir)
 	res.OK = res.Note == ""
 	return res, nil
 }
 
 // buildNote says why a build failed, "" when it did not: stopped, out of
-// memory, the compiler failed, or an artefact missing from dir.
-func buildNote(run RunResult, l lang.Language, dir string) string {
+// memory, the compiler failed, or an artefact missing from dir (then
+// missing names it).
+func buildNote(run RunResult, l lang.Language, dir string) (note, missing string) {
 	switch {
 	case run.Killed != "":
-		return "compilation stopped: " + run.Killed + " (" + run.KilledNote + ")"
+		return "compilation stopped: " + run.Killed + " (" + run.KilledNote + ")", ""
 	case run.Measure.MemoryExceeded:
-		return "compilation hit its memory limit"
+		return "compilation hit its memory limit", ""
 	case run.Signal != "":
-		return "the compiler was killed by " + run.Signal
+		return "the compiler was killed by " + run.Signal, ""
 	case run.ExitCode != 0:
-		return fmt.Sprintf("the compiler exited with code %d", run.ExitCode)
+		return fmt.Sprintf("the compiler exited with code %d", run.ExitCode), ""
 	}
 	for _, a := range l.Artefacts {
 		if _, err := os.Lstat(filepath.Join(dir, a)); err != nil {
@@ -131,10 +138,10 @@ func buildNote(run RunResult, l lang.Language, dir string) string {
 			if l.ArtefactHint != "" {
 				note += ": " + l.ArtefactHint
 			}
-			return note
+			return note, a
 		}
 	}
-	return ""
+	return "", ""
 }
 
 // Files is what a run puts into its working directory before the program

@@ -144,3 +144,28 @@ func TestBuildFilesRefusesBadNames(t *testing.T) {
 		t.Errorf("%d containers created for refused builds", n)
 	}
 }
+
+// TestBuildNoteMissing: an artefact missing after a compiler that succeeded
+// is named in Missing (a front may leave it to the judge to find); after a
+// compiler that failed, the failure is the note and nothing is missing.
+func TestBuildNoteMissing(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "main.jar"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l := lang.Language{Artefacts: []string{"main.jar", "Main.class"}, ArtefactHint: "name it Main"}
+	note, missing := buildNote(RunResult{}, l, dir)
+	if missing != "Main.class" || note != "the build made no Main.class: name it Main" {
+		t.Errorf("compiler exit 0, no Main.class: note %q, missing %q", note, missing)
+	}
+	note, missing = buildNote(RunResult{ExitCode: 1}, l, dir)
+	if missing != "" || note != "the compiler exited with code 1" {
+		t.Errorf("compiler exit 1: note %q, missing %q", note, missing)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Main.class"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if note, missing = buildNote(RunResult{}, l, dir); note != "" || missing != "" {
+		t.Errorf("every artefact made: note %q, missing %q", note, missing)
+	}
+}

@@ -116,6 +116,13 @@ type RunRequest struct {
 	Writable bool
 	WorkDir  string
 	Binds    []bindings.Bind
+	// Tasks is the rule for the new tasks the program may make:
+	// shim.TasksThreads ("threads": threads only; fork, vfork and clone
+	// without CLONE_THREAD kill the program with SIGSYS, judged RFE) or
+	// shim.TasksNone ("none": no thread either), as a judge's language
+	// policy refuses processes (omegajail's do). clone3 is ENOSYS whatever
+	// the rule (libcs fall back to clone). Needs the shim. Zero value: any.
+	Tasks string
 	// UnpackInput says InputFile is a tar of plain files (shim.Pack) that
 	// the shim writes into WorkDir just before the program starts, whose
 	// stdin is then empty: a build's sources, put in without a copy into
@@ -222,6 +229,8 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"input", errors.New("files to unpack need an input file")}
 	case r.StderrFile != "" && r.StderrToStdout:
 		return &RequestError{"stderr", errors.New("a stderr file and stderr to stdout are exclusive")}
+	case shim.CheckTasks(r.Tasks) != nil:
+		return &RequestError{"tasks", shim.CheckTasks(r.Tasks)}
 	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.StackBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
 	case r.MemoryBytes > maxMemoryBytes || r.Pids > maxPids:
@@ -406,6 +415,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		if req.UnpackInput {
 			return spec, nil, &RequestError{"input", errors.New("files are unpacked only by podjail-shim")}
 		}
+		if req.Tasks != "" {
+			return spec, nil, &RequestError{"tasks", errors.New("a rule for new tasks is applied only by podjail-shim")}
+		}
 		if _, warned := r.warned.LoadOrStore(req.Image, true); !warned {
 			r.log().Warn("running without the shim: time and memory are the container's cgroup readings, which include the container's own work", "image", req.Image)
 		}
@@ -449,6 +461,9 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		cmd = append(cmd, "--stderr", bindings.StderrPath)
 	case req.StderrToStdout:
 		cmd = append(cmd, "--stderr-to-stdout")
+	}
+	if req.Tasks != "" {
+		cmd = append(cmd, "--tasks", req.Tasks)
 	}
 	spec.Command = append(append(cmd, "--"), req.Command...)
 	return spec, nil, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/policy"
+	"github.com/podjail/podjail/shim"
 )
 
 func TestCheckMakesTheInputPathAbsolute(t *testing.T) {
@@ -144,6 +145,41 @@ func TestSpecStderr(t *testing.T) {
 	var reqErr *RequestError
 	if _, _, err := (&Runner{}).spec(req, "x"); !errors.As(err, &reqErr) {
 		t.Errorf("stderr without the shim: %v, want a RequestError", err)
+	}
+}
+
+// TestSpecTasks: a rule for new tasks is the shim's --tasks, before the
+// program; an unknown rule is refused by Check; without the shim, a rule is
+// refused, not dropped.
+func TestSpecTasks(t *testing.T) {
+	shimmed := &Runner{Shim: "/usr/libexec/podjail-shim"}
+	for _, tasks := range []string{shim.TasksThreads, shim.TasksNone} {
+		req := RunRequest{Image: "img", Command: []string{"/p", "--tasks"}, Tasks: tasks}
+		if err := req.Check(); err != nil {
+			t.Fatal(err)
+		}
+		spec, _, err := shimmed.spec(req, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dash := slices.Index(spec.Command, "--")
+		i := slices.Index(spec.Command, "--tasks")
+		if i < 0 || i > dash || spec.Command[i+1] != tasks {
+			t.Errorf("tasks %q: shim command %q, want --tasks %s before --", tasks, spec.Command, tasks)
+		}
+		var reqErr *RequestError
+		if _, _, err := (&Runner{}).spec(req, "x"); !errors.As(err, &reqErr) || reqErr.Field != "tasks" {
+			t.Errorf("tasks %q without the shim: %v, want a RequestError of tasks", tasks, err)
+		}
+	}
+	spec, _, err := shimmed.spec(RunRequest{Image: "img", Command: []string{"/p"}}, "x")
+	if err != nil || slices.Contains(spec.Command, "--tasks") {
+		t.Errorf("no rule: shim command %q, %v; want no --tasks", spec.Command, err)
+	}
+	bad := RunRequest{Image: "img", Command: []string{"/p"}, Tasks: "processes"}
+	var reqErr *RequestError
+	if err := bad.Check(); !errors.As(err, &reqErr) || reqErr.Field != "tasks" {
+		t.Errorf("tasks \"processes\": %v, want a RequestError of tasks", err)
 	}
 }
 

@@ -34,12 +34,39 @@ type Config struct {
 	// contents the shim makes its own (the container's root: the caller
 	// outside) once the program and all its processes are gone.
 	HandBack []string
+	// Tasks is which new tasks the program may make (--tasks): TasksAny,
+	// TasksThreads or TasksNone. See the Tasks* constants.
+	Tasks string
+}
+
+// The values of --tasks. Whatever they say, clone3 fails with ENOSYS
+// (its flags sit behind a pointer a filter cannot read; libcs then fall
+// back to clone, which the filter reads) and no namespace is made.
+const (
+	// TasksAny ("", the default): threads and processes alike.
+	TasksAny = ""
+	// TasksThreads: threads only. clone without CLONE_THREAD, fork and
+	// vfork kill the whole program with SIGSYS (SECCOMP_RET_KILL_PROCESS).
+	TasksThreads = "threads"
+	// TasksNone: neither. clone (with any flags), fork and vfork kill the
+	// program with SIGSYS.
+	TasksNone = "none"
+)
+
+// CheckTasks refuses a --tasks value that is not one of the Tasks*
+// constants.
+func CheckTasks(tasks string) error {
+	switch tasks {
+	case TasksAny, TasksThreads, TasksNone:
+		return nil
+	}
+	return fmt.Errorf("tasks %q: want %q (threads only), %q (neither threads nor processes) or empty (any)", tasks, TasksThreads, TasksNone)
 }
 
 // ParseArgs parses args (without argv[0]):
 //
 //	--memory BYTES --pids N [--armed] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
-//	[--env NAME=VALUE]... [--hand-back DIR]... -- PROGRAM [ARG...]
+//	[--env NAME=VALUE]... [--hand-back DIR]... [--tasks threads|none] -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
 // argument can never be read as a flag.
@@ -68,7 +95,7 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {
-		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back":
+		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks":
 		default:
 			return c, fmt.Errorf("unknown argument %q", a)
 		}
@@ -104,6 +131,13 @@ func ParseArgs(args []string) (Config, error) {
 				err = fmt.Errorf("--hand-back %q is not an absolute path", val)
 			}
 			c.HandBack = append(c.HandBack, val)
+		case "--tasks":
+			if val == TasksAny {
+				err = fmt.Errorf("--tasks needs %q or %q (leave it out for any)", TasksThreads, TasksNone)
+			} else {
+				err = CheckTasks(val)
+			}
+			c.Tasks = val
 		}
 		if err != nil {
 			return c, err

@@ -75,3 +75,21 @@ func TestParseArgsStderr(t *testing.T) {
 		}
 	}
 }
+
+func TestParseArgsTasks(t *testing.T) {
+	for _, tasks := range []string{TasksThreads, TasksNone} {
+		c, err := ParseArgs([]string{"--memory", "1024", "--pids", "4", "--tasks", tasks, "--", "/p"})
+		if err != nil || c.Tasks != tasks {
+			t.Errorf("--tasks %s: %+v, %v", tasks, c, err)
+		}
+	}
+	c, err := ParseArgs([]string{"--memory", "1024", "--pids", "4", "--", "/p"})
+	if err != nil || c.Tasks != TasksAny {
+		t.Errorf("no --tasks: Tasks %q, %v; want %q", c.Tasks, err, TasksAny)
+	}
+	for _, bad := range []string{"--tasks=", "--tasks=processes", "--tasks=Threads"} {
+		if _, err := ParseArgs([]string{"--memory", "1024", "--pids", "4", bad, "--", "/p"}); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
+	}
+}

@@ -18,7 +18,7 @@
 //
 //	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH [--unpack]]
 //	             [--stderr PATH | --stderr-to-stdout] [--env NAME=VALUE]...
-//	             [--hand-back DIR]... -- PROGRAM [ARG...]
+//	             [--hand-back DIR]... [--tasks threads|none] -- PROGRAM [ARG...]
 //
 //	--memory  memory.max of the program's cgroup (memory.swap.max is always 0)
 //	--armed   wait for the runner's go (step 6 below) before the program exists
@@ -43,6 +43,10 @@
 //	          best effort, needs CAP_CHOWN): what the program made is the caller's
 //	          then, as a box is after isolate's run (rootless: the user's, without a
 //	          chown in the user's namespace); what it cannot read is left as it is
+//	--tasks   which new tasks the program may make (step 7): "threads" kills it with
+//	          SIGSYS for clone without CLONE_THREAD, fork and vfork; "none" for any
+//	          clone, fork and vfork. Default: any (a judge's rule, as omegajail's
+//	          language policies have one)
 //	PROGRAM   absolute path, executed directly (no PATH search, no shell), in the shim's
 //	          working directory
 //
@@ -85,7 +89,11 @@
 //     the listener, after which the kernel answers every clone3 under the filter,
 //     the program's and its descendants', with ENOSYS (libcs fall back to clone).
 //     So the program can make no namespace, and threads and forks work as before.
-//     Nothing is killed. If the filter cannot be installed, the program is not
+//     Nothing is killed, unless --tasks asks it: then the filter also answers
+//     SECCOMP_RET_KILL_PROCESS (the whole program ends by SIGSYS, and the kernel
+//     logs the call as for any seccomp kill) for fork, vfork and clone without
+//     CLONE_THREAD ("threads") or any clone ("none"). Such a rule needs the clone3
+//     start of step 8 (the shim's fork by clone would be killed). If the filter cannot be installed, the program is not
 //     started.
 //  8. start: clone3 into program/ (CLONE_INTO_CGROUP) from the locked thread,
 //     setgroups([]), setgid and setuid 65534, exec PROGRAM. fd 0 the input, fd 1 the

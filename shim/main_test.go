@@ -29,6 +29,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperKillAll())
 	case "nsprobe":
 		os.Exit(helperNSProbe())
+	case "nstasks":
+		os.Exit(helperNSTasks())
 	case "echo":
 		fmt.Println("echo: ok")
 		os.Exit(0)

@@ -68,7 +68,14 @@ type seccompNotifResp struct {
 // which the filter lets through for this call alone; without, with clone. A
 // failure to put the filter in place is a *SetupError of StepNSFilter and no child
 // exists; a failure of ForkExec itself is returned as ForkExec gave it.
-func spawnFiltered(argv0 string, argv []string, attr *syscall.ProcAttr) (int, error) {
+//
+// tasks is Config.Tasks, the rule for the program's new tasks (nsFilterProgram).
+// A rule other than TasksAny needs Sys.UseCgroupFD: the rule kills clone, with which
+// Go would fork otherwise, under the filter already.
+func spawnFiltered(argv0 string, argv []string, attr *syscall.ProcAttr, tasks string) (int, error) {
+	if tasks != TasksAny && (attr.Sys == nil || !attr.Sys.UseCgroupFD) {
+		return 0, &SetupError{StepNSFilter, fmt.Errorf("tasks %q needs the start by clone3 into a cgroup (the rule kills clone, with which the start would fork otherwise)", tasks)}
+	}
 	type result struct {
 		pid int
 		err error
@@ -78,7 +85,7 @@ func spawnFiltered(argv0 string, argv []string, attr *syscall.ProcAttr) (int, er
 		// Never unlocked: the thread, filter and all, ends with this goroutine
 		// (Go wedges the main thread instead of ending it; it then runs nothing).
 		runtime.LockOSThread()
-		pid, err := spawnLocked(argv0, argv, attr)
+		pid, err := spawnLocked(argv0, argv, attr, tasks)
 		ch <- result{pid, err}
 	}()
 	r := <-ch
@@ -86,13 +93,13 @@ func spawnFiltered(argv0 string, argv []string, attr *syscall.ProcAttr) (int, er
 }
 
 // spawnLocked runs on the locked thread: filter, listener service, fork.
-func spawnLocked(argv0 string, argv []string, attr *syscall.ProcAttr) (int, error) {
+func spawnLocked(argv0 string, argv []string, attr *syscall.ProcAttr, tasks string) (int, error) {
 	wake, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
 		return 0, &SetupError{StepNSFilter, fmt.Errorf("eventfd: %w", err)}
 	}
 	defer unix.Close(wake)
-	listener, err := installNSFilter()
+	listener, err := installNSFilter(tasks)
 	if err != nil {
 		return 0, &SetupError{StepNSFilter, err}
 	}
@@ -117,8 +124,8 @@ func spawnLocked(argv0 string, argv []string, attr *syscall.ProcAttr) (int, erro
 
 // installNSFilter puts the namespace filter on the calling thread alone and returns
 // its listener, close-on-exec.
-func installNSFilter() (int, error) {
-	prog, err := nsFilterProgram()
+func installNSFilter(tasks string) (int, error) {
+	prog, err := nsFilterProgram(tasks)
 	if err != nil {
 		return -1, err
 	}

@@ -47,7 +47,7 @@ func runBPF(t *testing.T, prog []unix.SockFilter, d seccompData) uint32 {
 // TestNSFilterProgram checks the filter's answers, instruction by instruction.
 func TestNSFilterProgram(t *testing.T) {
 	requireAmd64(t)
-	prog, err := nsFilterProgram()
+	prog, err := nsFilterProgram(TasksAny)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,5 +100,72 @@ func TestNSFilterProgram(t *testing.T) {
 		if got := runBPF(t, prog, d); got != c.want {
 			t.Errorf("%s: %#x, want %#x", c.name, got, c.want)
 		}
+	}
+}
+
+// TestNSFilterProgramTasks checks the rules for new tasks: with TasksThreads a
+// clone must be a thread and fork and vfork kill; with TasksNone every clone kills
+// too; clone3 goes to the listener (ENOSYS for the program) and namespaces stay
+// refused under both.
+func TestNSFilterProgramTasks(t *testing.T) {
+	requireAmd64(t)
+	const (
+		allow  = unix.SECCOMP_RET_ALLOW
+		eperm  = unix.SECCOMP_RET_ERRNO | uint32(unix.EPERM)
+		notify = unix.SECCOMP_RET_USER_NOTIF
+		kill   = unix.SECCOMP_RET_KILL_PROCESS
+		amd64  = unix.AUDIT_ARCH_X86_64
+	)
+	glibcThread := uint64(unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_THREAD |
+		unix.CLONE_SYSVSEM | unix.CLONE_SETTLS | unix.CLONE_PARENT_SETTID | unix.CLONE_CHILD_CLEARTID)
+	goThread := uint64(unix.CLONE_VM | unix.CLONE_FS | unix.CLONE_FILES | unix.CLONE_SIGHAND | unix.CLONE_SYSVSEM | unix.CLONE_THREAD)
+	glibcFork := uint64(unix.SIGCHLD) | unix.CLONE_CHILD_SETTID | unix.CLONE_CHILD_CLEARTID
+	spawn := uint64(unix.CLONE_VM|unix.CLONE_VFORK) | uint64(unix.SIGCHLD) // posix_spawn, Go's exec
+	type tc struct {
+		name    string
+		arch    uint32
+		nr      int32
+		arg0    uint64
+		threads uint32 // TasksThreads' answer
+		none    uint32 // TasksNone's answer
+	}
+	cases := []tc{
+		{"getpid", amd64, unix.SYS_GETPID, 0, allow, allow},
+		{"clone(glibc thread)", amd64, unix.SYS_CLONE, glibcThread, allow, kill},
+		{"clone(Go thread)", amd64, unix.SYS_CLONE, goThread, allow, kill},
+		{"clone(glibc fork)", amd64, unix.SYS_CLONE, glibcFork, kill, kill},
+		{"clone(posix_spawn)", amd64, unix.SYS_CLONE, spawn, kill, kill},
+		{"clone(0)", amd64, unix.SYS_CLONE, 0, kill, kill},
+		{"clone(CLONE_THREAD in the high word only)", amd64, unix.SYS_CLONE, unix.CLONE_THREAD << 32, kill, kill},
+		{"clone(thread|CLONE_NEWNET)", amd64, unix.SYS_CLONE, glibcThread | unix.CLONE_NEWNET, eperm, kill},
+		{"clone(CLONE_NEWUSER|SIGCHLD)", amd64, unix.SYS_CLONE, unix.CLONE_NEWUSER | uint64(unix.SIGCHLD), kill, kill},
+		{"fork", amd64, unix.SYS_FORK, 0, kill, kill},
+		{"vfork", amd64, unix.SYS_VFORK, 0, kill, kill},
+		{"clone3", amd64, unix.SYS_CLONE3, 0, notify, notify},
+		{"unshare(CLONE_NEWUSER)", amd64, unix.SYS_UNSHARE, unix.CLONE_NEWUSER, eperm, eperm},
+		{"unshare(CLONE_FILES)", amd64, unix.SYS_UNSHARE, unix.CLONE_FILES, allow, allow},
+		{"setns", amd64, unix.SYS_SETNS, 3, eperm, eperm},
+		{"i386 fork (left to the container's profile)", unix.AUDIT_ARCH_I386, 2, 0, allow, allow},
+		{"x32 fork (left to the container's profile)", amd64, x32SyscallBit | unix.SYS_FORK, 0, allow, allow},
+	}
+	for _, mode := range []string{TasksThreads, TasksNone} {
+		prog, err := nsFilterProgram(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			d := seccompData{Nr: c.nr, Arch: c.arch}
+			d.Args[0] = c.arg0
+			want := c.threads
+			if mode == TasksNone {
+				want = c.none
+			}
+			if got := runBPF(t, prog, d); got != want {
+				t.Errorf("tasks %q: %s: %#x, want %#x", mode, c.name, got, want)
+			}
+		}
+	}
+	if _, err := nsFilterProgram("processes"); err == nil {
+		t.Error("tasks \"processes\" was accepted")
 	}
 }

@@ -12,6 +12,6 @@ import (
 // nsFilterProgram: the namespace filter is written for x86_64 only (system call
 // numbers, clone's argument order, the x32 bit); elsewhere the program is not
 // started at all.
-func nsFilterProgram() ([]unix.SockFilter, error) {
+func nsFilterProgram(tasks string) ([]unix.SockFilter, error) {
 	return nil, fmt.Errorf("the namespace filter supports amd64 only, not %s", runtime.GOARCH)
 }

@@ -97,6 +97,12 @@ func cgroup2Mount() string {
 // cgroup, and returns its stdout and stderr and its wait status.
 func filtered(t *testing.T, argv []string, env []string, cred *syscall.Credential, cgroupFD int) (string, syscall.WaitStatus) {
 	t.Helper()
+	return filteredTasks(t, argv, env, cred, cgroupFD, TasksAny)
+}
+
+// filteredTasks is filtered with the rule tasks for new tasks.
+func filteredTasks(t *testing.T, argv []string, env []string, cred *syscall.Credential, cgroupFD int, tasks string) (string, syscall.WaitStatus) {
+	t.Helper()
 	r, w, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +117,7 @@ func filtered(t *testing.T, argv []string, env []string, cred *syscall.Credentia
 	if cgroupFD >= 0 {
 		sys.UseCgroupFD, sys.CgroupFD = true, cgroupFD
 	}
-	pid, err := spawnFiltered(argv[0], argv, &syscall.ProcAttr{Env: env, Files: []uintptr{null.Fd(), w.Fd(), w.Fd()}, Sys: sys})
+	pid, err := spawnFiltered(argv[0], argv, &syscall.ProcAttr{Env: env, Files: []uintptr{null.Fd(), w.Fd(), w.Fd()}, Sys: sys}, tasks)
 	w.Close()
 	if err != nil {
 		t.Fatalf("spawnFiltered: %v", err)
@@ -358,7 +364,7 @@ func TestNSFilterStartFails(t *testing.T) {
 	if fd >= 0 {
 		sys.UseCgroupFD, sys.CgroupFD = true, fd
 	}
-	_, err := spawnFiltered("/nonexistent/program", []string{"/nonexistent/program"}, &syscall.ProcAttr{Files: []uintptr{0, 1, 2}, Sys: sys})
+	_, err := spawnFiltered("/nonexistent/program", []string{"/nonexistent/program"}, &syscall.ProcAttr{Files: []uintptr{0, 1, 2}, Sys: sys}, TasksAny)
 	if !errors.Is(err, syscall.ENOENT) || stepOf(err) != "" {
 		t.Fatalf("err = %v (step %q), want ENOENT from ForkExec", err, stepOf(err))
 	}
@@ -468,7 +474,7 @@ func helperNSFailClosed() int {
 		return 1
 	}
 	_, err := spawnFiltered("/proc/self/exe", []string{"helper"}, &syscall.ProcAttr{
-		Env: []string{helperEnv + "=echo"}, Files: []uintptr{0, 1, 2}})
+		Env: []string{helperEnv + "=echo"}, Files: []uintptr{0, 1, 2}}, TasksAny)
 	var errno syscall.Errno
 	errors.As(err, &errno)
 	children := "none"
@@ -509,7 +515,7 @@ func helperNSGomaxprocs1() int {
 		var pid int
 		pid, err = spawnFiltered("/proc/self/exe", []string{"helper"}, &syscall.ProcAttr{
 			Env: []string{helperEnv + "=echo"}, Files: []uintptr{0, w.Fd(), 2},
-			Sys: &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: 3}})
+			Sys: &syscall.SysProcAttr{UseCgroupFD: true, CgroupFD: 3}}, TasksAny)
 		w.Close()
 		if err == nil {
 			line, _ := bufio.NewReader(r).ReadString('\n')
@@ -551,7 +557,7 @@ func helperNSAftermath() int {
 		sys.UseCgroupFD, sys.CgroupFD = true, 3
 	}
 	pid, err := spawnFiltered("/proc/self/exe", []string{"helper"}, &syscall.ProcAttr{
-		Env: []string{helperEnv + "=echo"}, Files: []uintptr{0, 2, 2}, Sys: sys})
+		Env: []string{helperEnv + "=echo"}, Files: []uintptr{0, 2, 2}, Sys: sys}, TasksAny)
 	if err != nil {
 		fmt.Println("spawn:", err)
 		return 1
@@ -608,4 +614,131 @@ func runHelper(t *testing.T, mode string, extra []*os.File) string {
 	}
 	t.Log(strings.TrimSpace(out.String()))
 	return out.String()
+}
+
+// TestNSFilterTasksC runs the static C program of TestNSFilterC as 65534 under
+// each rule for new tasks: with TasksThreads its threads (pthread_create: clone3
+// fails with ENOSYS, glibc falls back to clone with CLONE_THREAD) run and its fork
+// kills it with SIGSYS; with TasksNone its first thread kills it.
+func TestNSFilterTasksC(t *testing.T) {
+	requireRoot(t)
+	requireAmd64(t)
+	gcc, err := exec.LookPath("gcc")
+	if err != nil {
+		t.Skip("no gcc: the C test (gcc -static -pthread) is skipped")
+	}
+	dir := t.TempDir()
+	src, bin := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog")
+	if err := os.WriteFile(src, []byte(cProgram), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(gcc, "-static", "-pthread", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
+		t.Fatalf("gcc: %v\n%s", err, out)
+	}
+	for d := dir; d != os.TempDir() && d != "/" && d != "."; d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ tasks, want string }{
+		{TasksThreads, "unshare(CLONE_NEWUSER): EPERM\nunshare(CLONE_NEWNS): EPERM\nclone3: ENOSYS\npthread_create: ok\n"},
+		{TasksNone, "unshare(CLONE_NEWUSER): EPERM\nunshare(CLONE_NEWNS): EPERM\nclone3: ENOSYS\n"},
+	} {
+		t.Run(c.tasks, func(t *testing.T) {
+			fd, _ := testCgroup(t)
+			if fd < 0 {
+				t.Skip("no cgroup to clone3 into, which a rule for new tasks needs")
+			}
+			// stdout is a pipe: printf buffers, so what the program said before the
+			// kill is what it flushed (it flushes before fork).
+			out, ws := filteredTasks(t, []string{bin}, nil, nobodyCred(), fd, c.tasks)
+			if !ws.Signaled() || ws.Signal() != unix.SIGSYS {
+				t.Errorf("the C program ended with %v, want killed by SIGSYS", ws)
+			}
+			if c.tasks == TasksThreads && out != c.want {
+				t.Errorf("the C program said:\n%s\nwant:\n%s", out, c.want)
+			}
+			if c.tasks == TasksNone && strings.Contains(out, "pthread_create") {
+				t.Errorf("the C program made threads under %q:\n%s", c.tasks, out)
+			}
+		})
+	}
+}
+
+// TestNSFilterTasksCalls makes each call the rules judge from a helper, one run
+// each (a refused call kills the whole helper), as 65534 in a cgroup: the call
+// answers as wanted, or SIGSYS ends the helper before it says anything after it.
+func TestNSFilterTasksCalls(t *testing.T) {
+	requireRoot(t)
+	requireAmd64(t)
+	for _, c := range []struct {
+		tasks, call string
+		killed      bool
+	}{
+		{TasksThreads, "fork", true},
+		{TasksThreads, "vfork", true},
+		{TasksThreads, "clone-sigchld", true},
+		{TasksThreads, "clone3", false},
+		{TasksThreads, "threads", false},
+		{TasksAny, "fork", false},
+		{TasksAny, "vfork", false},
+		{TasksAny, "clone-sigchld", false},
+	} {
+		t.Run(c.tasks+"/"+c.call, func(t *testing.T) {
+			fd, _ := testCgroup(t)
+			if fd < 0 {
+				t.Skip("no cgroup to clone3 into, which a rule for new tasks needs")
+			}
+			out, ws := filteredTasks(t, []string{"/proc/self/exe", "helper"},
+				[]string{helperEnv + "=nstasks", "PODJAIL_SHIM_TEST_CALL=" + c.call}, nobodyCred(), fd, c.tasks)
+			switch {
+			case c.killed && (!ws.Signaled() || ws.Signal() != unix.SIGSYS):
+				t.Errorf("%s ended the helper with %v (said %q), want killed by SIGSYS", c.call, ws, out)
+			case c.killed && strings.Contains(out, c.call+":"):
+				t.Errorf("%s returned before the kill: %q", c.call, out)
+			case !c.killed && (ws.ExitStatus() != 0 || out != c.call+": ok\n"):
+				t.Errorf("%s: the helper said %q and ended with %v, want %q and status 0", c.call, out, ws, c.call+": ok\n")
+			}
+		})
+	}
+}
+
+// helperNSTasks makes the call named by PODJAIL_SHIM_TEST_CALL and says how it
+// went ("ok" for clone3 is its ENOSYS, the answer every program gets).
+func helperNSTasks() int {
+	call := os.Getenv("PODJAIL_SHIM_TEST_CALL")
+	var got string
+	switch call {
+	case "fork":
+		got = errnoOK(rawFork(unix.SYS_FORK, 0, 0))
+	case "vfork":
+		got = errnoOK(rawFork(unix.SYS_VFORK, 0, 0))
+	case "clone-sigchld":
+		got = errnoOK(rawFork(unix.SYS_CLONE, uintptr(unix.SIGCHLD), 0))
+	case "clone3":
+		args := cloneArgs{exitSignal: uint64(unix.SIGCHLD)}
+		if e := rawFork(unix.SYS_CLONE3, uintptr(unsafe.Pointer(&args)), unsafe.Sizeof(args)); e == unix.ENOSYS {
+			got = "ok"
+		} else {
+			got = errnoOK(e)
+		}
+	case "threads":
+		got = goWorkload()
+	default:
+		got = "unknown call " + call
+	}
+	fmt.Printf("%s: %s\n", call, got)
+	return 0
+}
+
+// TestNSFilterTasksNeedClone3: a rule for new tasks without the start by clone3
+// (which the rule would kill the shim's fork by clone for) is refused, no child.
+func TestNSFilterTasksNeedClone3(t *testing.T) {
+	requireAmd64(t)
+	_, err := spawnFiltered("/proc/self/exe", []string{"helper"}, &syscall.ProcAttr{
+		Env: []string{helperEnv + "=echo"}, Files: []uintptr{0, 1, 2}}, TasksThreads)
+	var se *SetupError
+	if !errors.As(err, &se) || se.Step != StepNSFilter {
+		t.Fatalf("spawnFiltered with tasks %q and no cgroup: %v, want a SetupError of step %s", TasksThreads, err, StepNSFilter)
+	}
 }

@@ -44,7 +44,7 @@ func startProgram(c Config, cgroupFD int, stdin, stderr *os.File) (int, error) {
 			Credential:  nobodyCred(),
 		},
 	}
-	pid, err := spawnFiltered(c.Argv[0], c.Argv, attr)
+	pid, err := spawnFiltered(c.Argv[0], c.Argv, attr, c.Tasks)
 	if stepOf(err) != "" {
 		return 0, err
 	}

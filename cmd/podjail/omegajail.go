@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,12 +101,11 @@ func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Languag
 	if err := writeIfNamed(req.Stdout, nil); err != nil {
 		return omegajail.Meta{}, err
 	}
-	if err := writeIfNamed(req.Stderr, []byte(compileMessages(b))); err != nil {
+	status := compileStatus(b)
+	if err := writeIfNamed(req.Stderr, []byte(compileMessages(b, status))); err != nil {
 		return omegajail.Meta{}, err
 	}
-	status := 1
-	if b.OK {
-		status = 0
+	if status == 0 {
 		if err := copyArtefacts(b.Dir, req.Homedir, l.Artefacts); err != nil {
 			return omegajail.Meta{}, err
 		}
@@ -126,22 +127,38 @@ func readSources(homedir string, names []string) (map[string][]byte, error) {
 	return files, nil
 }
 
-// compileMessages is what -2 gets: the compiler's output, or, when a
-// failed build printed nothing (a Java class not named as the target, a
-// build stopped at its limit), the build's note, so the contestant reads
-// why.
-func compileMessages(b plugin.BuildResult) string {
-	if b.OK || b.Output != "" || b.Note == "" {
+// compileStatus is the compile's status in the .meta, omegajail's: the
+// compiler's. 0 when the build succeeded, and also when the compiler did
+// but an artefact is missing (a Java class not named as the target:
+// omegajail's javac succeeds, and the Runner itself finds no Main.class
+// and writes its own "Class `Main` not found" to compile.err); 1 for a
+// compiler that failed or a build stopped at its limits.
+func compileStatus(b plugin.BuildResult) int {
+	if b.OK || b.Missing != "" {
+		return 0
+	}
+	return 1
+}
+
+// compileMessages is what -2 gets for a compile of that status: the
+// compiler's output, or, when a failed build printed nothing (a build
+// stopped at its limit), the build's note, so the contestant reads why.
+func compileMessages(b plugin.BuildResult, status int) string {
+	if status == 0 || b.Output != "" || b.Note == "" {
 		return b.Output
 	}
 	return b.Note + "\n"
 }
 
 // copyArtefacts copies the named artefacts from dir into the home
-// directory, mode 0755.
+// directory, mode 0755. One the build did not make is left out: the
+// Runner looks for what it needs (Main.class) itself.
 func copyArtefacts(dir, homedir string, names []string) error {
 	for _, a := range names {
 		data, err := os.ReadFile(filepath.Join(dir, a))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -204,13 +221,17 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string,
 		Env:            append(slices.Clone(l.Env), "HOME="+omegajailHome),
 		MemoryExitCode: l.MemoryExitCode,
 		WallLimit:      req.WallTimeLimit(), // from the go: the container's start is not counted
-		TimeLimit:      l.ExtraTime,
+		// -t as it is: no language's extra time (podjail's table gives
+		// Java 1 s), since omegajail adds none. (quark adds 1000 to a
+		// Java time limit, but in nanoseconds, and sends it in whole ms.)
+		// The processes omegajail's policy for the language refuses.
+		Tasks: omegajail.RunTasks(req.Language),
 	}
 	if req.Stdin != "" && req.Stdin != "-" {
 		run.InputFile = req.Stdin
 	}
 	if req.TimeLimitMs != nil {
-		run.TimeLimit += time.Duration(*req.TimeLimitMs) * time.Millisecond
+		run.TimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}
 	if run.TimeLimit == 0 {
 		run.TimeLimit = req.WallTimeLimit()

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
+	"github.com/podjail/podjail/shim"
 )
 
 // An RFE reaches omegaUp's Runner as omegajail writes it: signal SIGSYS,
@@ -113,18 +115,64 @@ func TestOmegajailRunExecutesTheTarget(t *testing.T) {
 	}
 }
 
-// A failed build that printed nothing says why on -2.
-func TestOmegajailCompileMessages(t *testing.T) {
+// The compile's status is the compiler's, as omegajail's: a compiler that
+// succeeded without making the target's class is status 0, the Runner's
+// to find (it writes its own "Class `Main` not found"), and -2 holds only
+// the compiler's output then. A failed build that printed nothing says why
+// on -2.
+func TestOmegajailCompileStatusAndMessages(t *testing.T) {
 	for _, c := range []struct {
-		b    plugin.BuildResult
-		want string
+		b      plugin.BuildResult
+		status int
+		want   string
 	}{
-		{plugin.BuildResult{OK: true}, ""},
-		{plugin.BuildResult{Output: "Main.cpp:1: error\n", Note: "the compiler exited with code 1"}, "Main.cpp:1: error\n"},
-		{plugin.BuildResult{Note: "the build made no T.class: Class `T` not found"}, "the build made no T.class: Class `T` not found\n"},
+		{plugin.BuildResult{OK: true}, 0, ""},
+		{plugin.BuildResult{Output: "Main.cpp:1: error\n", Note: "the compiler exited with code 1"}, 1, "Main.cpp:1: error\n"},
+		{plugin.BuildResult{Note: "the build made no Main.class: Class `Main` not found", Missing: "Main.class"}, 0, ""},
+		{plugin.BuildResult{Output: "Note: Main.java uses unchecked operations.\n", Note: "the build made no Main.class: …", Missing: "Main.class"}, 0, "Note: Main.java uses unchecked operations.\n"},
+		{plugin.BuildResult{Note: "compilation stopped: processor time limit exceeded (30s)"}, 1, "compilation stopped: processor time limit exceeded (30s)\n"},
 	} {
-		if got := compileMessages(c.b); got != c.want {
-			t.Errorf("%+v: %q, want %q", c.b, got, c.want)
+		status := compileStatus(c.b)
+		if got := compileMessages(c.b, status); status != c.status || got != c.want {
+			t.Errorf("%+v: status %d, -2 %q; want %d, %q", c.b, status, got, c.status, c.want)
+		}
+	}
+}
+
+// Copying the artefacts back leaves out one the build did not make (a
+// compile of status 0 without Main.class: the Runner finds it missing).
+func TestOmegajailCopyArtefactsLeavesOutMissing(t *testing.T) {
+	from, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(from, "Other.class"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := copyArtefacts(from, home, []string{"main.jar", "Main.class", "Other.class"}); err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := os.ReadDir(home)
+	if len(ents) != 1 || ents[0].Name() != "Other.class" {
+		t.Errorf("home holds %v, want Other.class only", ents)
+	}
+}
+
+// A run gets omegajail's rule for new tasks for its language (threads only
+// for C++ and Java, nothing for Python) and -t as its time limit, with no
+// extra time for Java: omegajail adds none.
+func TestOmegajailRunPolicyAndTime(t *testing.T) {
+	for _, c := range []struct{ omega, id, tasks string }{
+		{"cpp17-gcc", "cpp17", shim.TasksThreads}, {"java", "java", shim.TasksThreads}, {"py3", "python3", shim.TasksNone},
+	} {
+		l, err := lang.Default().Lookup(c.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := omegajail.ParseArgs([]string{"--homedir", "h", "-t", "1000", "-w", "0", "--run", c.omega})
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin", l.Run)
+		if run.Tasks != c.tasks || run.TimeLimit != time.Second || run.WallLimit != time.Second {
+			t.Errorf("%s: tasks %q, time limit %v, wall %v; want %q, 1s, 1s", c.omega, run.Tasks, run.TimeLimit, run.WallLimit, c.tasks)
 		}
 	}
 }

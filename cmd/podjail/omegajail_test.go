@@ -327,3 +327,102 @@ func TestOmegajailTargetsAndFlags(t *testing.T) {
 	}
 	assertNothingLeft(t, env, "")
 }
+
+// forkCpp forks: under omegajail's C++ policy the fork (glibc's clone without
+// CLONE_THREAD) kills the program, so "after" is never printed.
+const forkCpp = "#include <iostream>\n#include <sys/wait.h>\n#include <unistd.h>\n" +
+	"int main() { std::cout << \"before\" << std::endl; pid_t p = fork(); if (p == 0) _exit(0);\n" +
+	"  int st; waitpid(p, &st, 0); std::cout << \"after \" << p << std::endl; }\n"
+
+// threadsCpp sums on four threads (pthread_create, what std::thread calls:
+// glibc's clone with CLONE_THREAD, after clone3's ENOSYS), which omegajail's
+// C++ policy's clone rule allows. <thread>'s templates would cost a compile
+// tens of seconds of processor time under the test VM's emulation.
+const threadsCpp = "#include <cstdio>\n#include <pthread.h>\n" +
+	"static long long a, b, part[4];\n" +
+	"static void *work(void *p) { long i = (long)p; part[i] = i == 0 ? a + b : 0; return p; }\n" +
+	"int main() { if (scanf(\"%lld %lld\", &a, &b) != 2) return 1; pthread_t t[4];\n" +
+	"  for (long i = 0; i < 4; i++) if (pthread_create(&t[i], 0, work, (void *)i)) return 2;\n" +
+	"  for (int i = 0; i < 4; i++) pthread_join(t[i], 0); printf(\"%lld\\n\", part[0] + part[1] + part[2] + part[3]); }\n"
+
+// wantForkRFE checks a fork's .meta as omegajail writes it for a call its
+// policy refuses: signal SIGSYS (the Runner's RFE) and, where this user can
+// read the kernel log, "syscall:clone"; the program ran up to the fork.
+func wantForkRFE(t *testing.T, m omegajail.Meta, out string) {
+	t.Helper()
+	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "RFE" || m.Signal != "SIGSYS" || out != "before\n" {
+		t.Fatalf("fork: verdict %s, meta %+v, output %q; want RFE (signal SIGSYS) after \"before\"", v, m, out)
+	}
+	if f, err := os.Open("/dev/kmsg"); err == nil {
+		f.Close()
+		if m.Syscall != "clone" {
+			t.Errorf("fork: syscall %q, want clone (the kernel log is readable here)", m.Syscall)
+		}
+	} else if m.Syscall != "" {
+		t.Errorf("fork: syscall %q with no kernel log readable (%v): want none", m.Syscall, err)
+	} else {
+		t.Logf("the kernel log is not readable here (%v): the .meta names no syscall", err)
+	}
+}
+
+// TestOmegajailForkIsRFE replays the Runner on a C++ program that forks:
+// RFE with the syscall as omegajail's .meta gives it, in process and
+// through the service (the rule crosses the protocol); a C++ program on
+// std::threads is still OK.
+func TestOmegajailForkIsRFE(t *testing.T) {
+	env := hosttest.Podman(t)
+	o := newOmegaRunner(t, env)
+	if m := o.compile("cpp17-gcc", forkCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
+		errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
+		t.Fatalf("compile meta %+v, compile.err:\n%s", m, errOut)
+	}
+	m, out := o.run("cpp17-gcc", "")
+	t.Logf("fork, in process: meta %+v", m)
+	wantForkRFE(t, m, out)
+
+	sock, stop := startService(t, env, "--drain", "2s")
+	t.Setenv("PODJAIL_SERVICE", sock)
+	m, out = o.run("cpp17-gcc", "")
+	t.Logf("fork, through the service: meta %+v", m)
+	wantForkRFE(t, m, out)
+	if strings.Contains(o.stderr, "in this process") {
+		t.Errorf("the run fell back to the front's own process: %s", o.stderr)
+	}
+
+	if m := o.compile("cpp17-gcc", threadsCpp); omegajail.RunnerVerdict(m, omegajail.ForCompile("cpp17-gcc")) != "OK" {
+		errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
+		t.Fatalf("compile meta %+v, compile.err:\n%s", m, errOut)
+	}
+	m, out = o.run("cpp17-gcc", "19 23\n")
+	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 268435456)); v != "OK" || out != "42\n" {
+		t.Errorf("threads: verdict %s, meta %+v, output %q; want OK and 42", v, m, out)
+	}
+	if code, log := stop(); code != 0 {
+		t.Errorf("service: exit %d\n%s", code, log)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// TestOmegajailJavaMisnamedClass replays the Runner's Java compile of a
+// class not named Main: as under omegajail, javac succeeds, so the compile
+// .meta is status 0 (the Runner's OK) and no Main.class is in the home
+// directory, which is what the Runner checks to write its own "Class `Main`
+// not found" hint and make it CE; compile.err holds none of podjail's words.
+func TestOmegajailJavaMisnamedClass(t *testing.T) {
+	env := hosttest.Podman(t)
+	o := newOmegaRunner(t, env)
+	src := "import java.util.Scanner;\nclass Solution {\n  public static void main(String[] args) {\n" +
+		"    Scanner s = new Scanner(System.in);\n    System.out.println(s.nextLong() + s.nextLong());\n  }\n}\n"
+	m := o.compileFile("java", "Main.java", src)
+	errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
+	if v := omegajail.RunnerVerdict(m, omegajail.ForCompile("java")); v != "OK" || m.ExitStatus == nil || *m.ExitStatus != 0 {
+		t.Errorf("compile meta %+v (verdict %s), compile.err %q; want status 0, javac's success", m, v, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(o.runRoot, "Main", "bin", "Main.class")); !os.IsNotExist(err) {
+		t.Errorf("Main.class in the home directory: %v; want none (the Runner then writes its hint)", err)
+	}
+	if strings.Contains(string(errOut), "the build made no") || strings.Contains(string(errOut), "not found") {
+		t.Errorf("compile.err holds podjail's text, the Runner adds its own: %q", errOut)
+	}
+	assertNothingLeft(t, env, "")
+}

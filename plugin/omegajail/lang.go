@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/podjail/podjail/shim"
 )
 
 // ErrUnsupportedLanguage is wrapped by LanguageID's error for an omegaUp
@@ -57,3 +59,38 @@ func LanguageID(omegaName string) (string, error) {
 	}
 	return "", fmt.Errorf("%q is not an omegajail language: %w", omegaName, ErrUnsupportedLanguage)
 }
+
+// runTasks is, per omegaUp language, the rule for the new tasks a run may
+// make (plugin.RunRequest.Tasks), from the seccomp policy omegajail runs
+// the language under (src/jail/options.rs picks it, policies/NAME.policy
+// holds it; an unlisted system call kills the program, its .meta then
+// "signal:SIGSYS" and "syscall:NAME"):
+//
+//   - cpp.policy (every C and C++; rs.policy includes it) and go.policy:
+//     clone only with the thread flags (CLONE_THREAD among them); fork,
+//     vfork and clone3 unlisted. TasksThreads.
+//   - java.policy, js.policy: clone only with the thread flags, clone3
+//     allowed; fork and vfork unlisted. TasksThreads.
+//   - py.policy: neither clone nor clone3, fork nor vfork. TasksNone.
+//
+// What podjail does not copy: clone3, whose flags no filter can read, is
+// ENOSYS under podjail whatever the policy, and libcs fall back to clone,
+// judged by the rule (docs/omegajail.md says where that differs).
+// Compiles have no rule: omegajail's compiler policies let compilers fork.
+var runTasks = map[string]string{
+	"c": shim.TasksThreads, "c11-gcc": shim.TasksThreads, "c11-clang": shim.TasksThreads,
+	"cpp": shim.TasksThreads, "cpp03-gcc": shim.TasksThreads, "cpp03-clang": shim.TasksThreads,
+	"cpp11": shim.TasksThreads, "cpp11-gcc": shim.TasksThreads, "cpp11-clang": shim.TasksThreads,
+	"cpp17-gcc": shim.TasksThreads, "cpp17-clang": shim.TasksThreads,
+	"cpp20-gcc": shim.TasksThreads, "cpp20-clang": shim.TasksThreads,
+	"rs": shim.TasksThreads, "go": shim.TasksThreads,
+	"java": shim.TasksThreads, "js": shim.TasksThreads,
+	"py": shim.TasksNone, "py3": shim.TasksNone,
+}
+
+// RunTasks returns the rule for new tasks (shim.TasksThreads or
+// shim.TasksNone) that a run of omegaName gets, as omegajail's policy for
+// the language refuses processes: threads only for compiled languages,
+// Java and JavaScript, neither threads nor processes for Python. A
+// language LanguageID refuses has none ("").
+func RunTasks(omegaName string) string { return runTasks[omegaName] }

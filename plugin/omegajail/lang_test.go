@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/shim"
 )
 
 func TestLanguageID(t *testing.T) {
@@ -40,5 +41,28 @@ func TestLanguageID(t *testing.T) {
 	}
 	if len(Languages()) != 29 {
 		t.Errorf("%d languages, want omegajail's 29", len(Languages()))
+	}
+}
+
+// TestRunTasks: every language LanguageID maps gets omegajail's rule for new
+// tasks (threads only, or for Python nothing), and a refused one none.
+func TestRunTasks(t *testing.T) {
+	for _, name := range Languages() {
+		id, err := LanguageID(name)
+		got := RunTasks(name)
+		switch {
+		case err != nil:
+			if got != shim.TasksAny {
+				t.Errorf("%s (refused): tasks %q, want none", name, got)
+			}
+		case id == "python3":
+			if got != shim.TasksNone {
+				t.Errorf("%s: tasks %q, want %q (py.policy lists no clone)", name, got, shim.TasksNone)
+			}
+		default:
+			if got != shim.TasksThreads {
+				t.Errorf("%s: tasks %q, want %q (clone with the thread flags only)", name, got, shim.TasksThreads)
+			}
+		}
 	}
 }

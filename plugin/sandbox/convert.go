@@ -212,7 +212,7 @@ func execRequestPB(req ExecRequest) *pb.ExecRequest {
 	p := &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
 		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs, WorkDir: req.WorkDir, Env: req.Env,
 		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack, MemoryExitCode: int32(req.MemoryExitCode),
-		Collect: req.Collect, Writable: req.Writable}
+		Collect: req.Collect, Writable: req.Writable, Tasks: req.Tasks}
 	for _, name := range slices.Sorted(maps.Keys(req.Files)) {
 		p.Files = append(p.Files, &pb.File{Name: name, Data: req.Files[name]})
 	}
@@ -242,7 +242,7 @@ func execRequestGo(p *pb.ExecRequest) ExecRequest {
 	x := ExecRequest{Image: p.GetImage(), Command: p.GetCommand(), InputPath: p.GetInputPath(),
 		Limits: limitsGo(p.GetLimits()), Pids: p.GetPids(), CPUs: p.GetCpus(), WorkDir: p.GetWorkDir(), Env: p.GetEnv(),
 		CPULimit: goDur(p.GetCpuLimit()), FileSize: p.GetFileSizeBytes(), Stack: p.GetStackBytes(), MemoryExitCode: int(p.GetMemoryExitCode()),
-		StderrToStdout: p.GetStderr() == pb.StderrTo_STDERR_TO_STDOUT, Collect: p.GetCollect(), Writable: p.GetWritable()}
+		StderrToStdout: p.GetStderr() == pb.StderrTo_STDERR_TO_STDOUT, Collect: p.GetCollect(), Writable: p.GetWritable(), Tasks: p.GetTasks()}
 	for _, f := range p.GetFiles() {
 		if x.Files == nil {
 			x.Files = map[string][]byte{}

@@ -290,6 +290,11 @@ type ExecRequest struct {
 	// resource limits, as a compiler needs. Zero value: a read-only root
 	// and podjail's limits.
 	Writable bool
+	// Tasks is the rule for the new tasks the program may make:
+	// "threads" (fork, vfork and clone without CLONE_THREAD kill it with
+	// SIGSYS, judged RFE) or "none" (no thread either); see
+	// plugin.RunRequest.Tasks. Zero value: any.
+	Tasks string
 }
 
 // MaxFiles is how many files an Exec may put in, and how many it may

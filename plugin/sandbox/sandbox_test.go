@@ -848,3 +848,21 @@ func TestExecHostPathsOnlyForTheServicesUser(t *testing.T) {
 		}
 	}
 }
+
+// TestExecCarriesTasks: the rule for new tasks crosses the protocol as it
+// was given, and no rule crosses as none.
+func TestExecCarriesTasks(t *testing.T) {
+	eng := okEngine()
+	sb, _ := connect(t, eng)
+	for _, tasks := range []string{"threads", "none", ""} {
+		if _, err := sb.Exec(context.Background(), ExecRequest{Image: "i", Command: []string{"/p"}, Tasks: tasks}, nil); err != nil {
+			t.Fatal(err)
+		}
+		eng.mu.Lock()
+		got := eng.lastExec.Tasks
+		eng.mu.Unlock()
+		if got != tasks {
+			t.Errorf("tasks %q reached the engine as %q", tasks, got)
+		}
+	}
+}

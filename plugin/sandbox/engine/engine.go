@@ -285,6 +285,7 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		Env:            x.Env,
 		WorkDir:        x.WorkDir,
 		Writable:       x.Writable,
+		Tasks:          x.Tasks,
 	}
 	for _, b := range x.Binds {
 		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
@@ -321,6 +322,7 @@ func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 		Env:            run.Env,
 		WorkDir:        run.WorkDir,
 		Writable:       run.Writable,
+		Tasks:          run.Tasks,
 	}
 	if f, ok := run.StdinStream.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {

@@ -210,7 +210,7 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	run := plugin.RunRequest{Image: "localhost/x", Command: []string{"/bin/sh", "run"}, StdinStream: file,
 		StderrFile: "/tmp/err", OutputLimit: 1 << 20, MemoryBytes: 64 << 20, Pids: 60, CPUs: 1,
 		TimeLimit: time.Second, WallLimit: 10 * time.Second, CPULimit: 2 * time.Second, FileSizeBytes: 1 << 20,
-		StackBytes: 8 << 20, Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box", Writable: true,
+		StackBytes: 8 << 20, Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box", Writable: true, Tasks: "threads",
 		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}}
 	x, err := ExecRequestOf(run)
 	if err != nil {

@@ -1657,7 +1657,12 @@ type ExecRequest struct {
 	// writable makes the container's root file system writable and keeps
 	// the image's resource limits (a compiler's). Zero: a read-only root,
 	// podjail's limits.
-	Writable      bool `protobuf:"varint,19,opt,name=writable,proto3" json:"writable,omitempty"`
+	Writable bool `protobuf:"varint,19,opt,name=writable,proto3" json:"writable,omitempty"`
+	// tasks is the rule for the new tasks the program may make: "threads"
+	// (threads only: fork, vfork and clone without CLONE_THREAD kill the
+	// program with SIGSYS, judged RFE) or "none" (no thread either). Empty:
+	// any.
+	Tasks         string `protobuf:"bytes,20,opt,name=tasks,proto3" json:"tasks,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1823,6 +1828,13 @@ func (x *ExecRequest) GetWritable() bool {
 		return x.Writable
 	}
 	return false
+}
+
+func (x *ExecRequest) GetTasks() string {
+	if x != nil {
+		return x.Tasks
+	}
+	return ""
 }
 
 // File is a file by its plain name (no slash, not "." or "..").
@@ -2189,7 +2201,7 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x04Bind\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\tR\x06source\x12 \n" +
 	"\vdestination\x18\x02 \x01(\tR\vdestination\x12\x1a\n" +
-	"\bwritable\x18\x03 \x01(\bR\bwritable\"\x8a\x05\n" +
+	"\bwritable\x18\x03 \x01(\bR\bwritable\"\xa0\x05\n" +
 	"\vExecRequest\x12\x14\n" +
 	"\x05image\x18\x01 \x01(\tR\x05image\x12\x18\n" +
 	"\acommand\x18\x02 \x03(\tR\acommand\x12\x1d\n" +
@@ -2213,7 +2225,8 @@ const file_podjail_v1_sandbox_proto_rawDesc = "" +
 	"\x10memory_exit_code\x18\x10 \x01(\x05R\x0ememoryExitCode\x12&\n" +
 	"\x05files\x18\x11 \x03(\v2\x10.podjail.v1.FileR\x05files\x12\x18\n" +
 	"\acollect\x18\x12 \x03(\tR\acollect\x12\x1a\n" +
-	"\bwritable\x18\x13 \x01(\bR\bwritable\".\n" +
+	"\bwritable\x18\x13 \x01(\bR\bwritable\x12\x14\n" +
+	"\x05tasks\x18\x14 \x01(\tR\x05tasks\".\n" +
 	"\x04File\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\"\xa2\x01\n" +
