@@ -268,6 +268,13 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	}
 	select {
 	case k := <-a.killed:
+		if a.endedFirst(k.reason) {
+			// The deadline came as the program ended on its own: the
+			// report was on its way (a busy host), the shim had nothing
+			// left to kill. Not the program's fault (issue 27).
+			r.log().Debug("a deadline reached as the program had ended on its own: not counted", "name", res.Container, "deadline", k.reason)
+			break
+		}
 		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
 		res.StoppedAt = k.at.Sub(start)
 	default:
@@ -331,6 +338,19 @@ func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
 	}
 	code, err = a.r.Runtime.Wait(ctx, a.id)
 	return code, true, err
+}
+
+// endedFirst says whether a stop for reason came too late to end the run:
+// a deadline's, while the shim's report says the program ended on its own
+// (the shim kills it with SIGKILL when asked to stop).
+func (a *Armed) endedFirst(reason string) bool {
+	switch reason {
+	case KilledWallLimit, KilledIdle, KilledCPULimit:
+	default:
+		return false
+	}
+	rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce)
+	return a.res.Shimmed && ok && rep.Error == "" && rep.Signal == ""
 }
 
 // settle marks the run as ended, once: a stop after it does nothing, and

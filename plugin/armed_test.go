@@ -442,3 +442,23 @@ func TestRunEndsAtTheReport(t *testing.T) {
 		}
 	}
 }
+
+// TestRunDeadlineAfterTheProgramEnded: the program ended on its own within
+// its limits, but its report reached the host after the absolute cap (a
+// busy host): the stop found nothing to kill and the shim reported a
+// normal exit. Not a TLE.
+func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("42\n"), cpu: 10 * time.Millisecond, reportLag: 300 * time.Millisecond}))
+	var out bytes.Buffer
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, TimeLimit: time.Second, WallLimit: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != AC || res.Killed != "" || res.Signal != "" || out.String() != "42\n" {
+		t.Errorf("verdict %s (%s), killed %q, signal %q, output %q; want AC, not killed", res.Verdict, res.VerdictNote, res.Killed, res.Signal, out.String())
+	}
+	if s := rt.state(); len(s.kills) != 1 {
+		t.Errorf("kills %v, want the cap's one stop", s.kills)
+	}
+	assertNothingLeft(t, rt, cg)
+}

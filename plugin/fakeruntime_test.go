@@ -46,6 +46,9 @@ type fakeProgram struct {
 	// to conmon).
 	streamLag  time.Duration
 	lateStdout []byte
+	// reportLag is how long after the program ended on its own its
+	// report comes (the shim still running, a stop to it unheard).
+	reportLag time.Duration
 }
 
 // fakeRuntime is a bindings.Runtime whose containers play the shim's
@@ -513,6 +516,9 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 	if p.noReport {
 		c.finish(stderr, 137, nil)
 		return
+	}
+	if p.reportLag > 0 {
+		<-time.After(p.reportLag)
 	}
 	c.finish(stderr, int32(report.Status()), &report)
 }
