@@ -44,7 +44,10 @@ type Armed struct {
 	early    bool // the container ended before it was armed (a shim failure)
 
 	killed   chan stopReason
-	stopping sync.WaitGroup
+	stopping sync.WaitGroup // stops under way: the container is removed after them
+	endMu    sync.Mutex
+	over     bool      // the run has ended: a stop from now on does nothing
+	endedAt  time.Time // when it was known to have ended
 	fired    bool
 	once     sync.Once     // cleanup
 	cleaned  chan struct{} // closed once everything of the run is gone
@@ -176,7 +179,7 @@ func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	req := a.req
 	a.stderr = &tailBuffer{keep: stderrKeep}
 	a.out = &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() {
-		a.stopping.Go(func() { a.stop(KilledOutputLimit, fmt.Sprintf("more than %d bytes of output", req.OutputLimit)) })
+		go a.stop(KilledOutputLimit, outputLimitNote(req.OutputLimit))
 	}}
 	// The stream outlives Arm's own deadline: it carries the whole run.
 	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
@@ -245,16 +248,33 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	defer stopWatching()
 	a.watch(running, start, base)
 	code, waited, err := a.end(ctx)
-	res.Wall = time.Since(start)
-	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "waited", waited)
+	a.settle()
 	stopWatching()
+	res.Wall = a.endedAt.Sub(start)
+	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "waited", waited)
 	if err != nil {
 		return *res, err
 	}
 	res.ContainerExitCode, res.ExitCode = code, code
 	dstErr := a.drain(start)
+	if _, over, _ := a.out.result(); over {
+		// Output past the cap that came after the run ended (stdout
+		// delivered after the report): its stop was not needed, the
+		// verdict is the same.
+		select {
+		case a.killed <- stopReason{KilledOutputLimit, outputLimitNote(req.OutputLimit), a.endedAt}:
+		default:
+		}
+	}
 	select {
 	case k := <-a.killed:
+		if a.endedFirst(k.reason) {
+			// The deadline came as the program ended on its own: the
+			// report was on its way (a busy host), the shim had nothing
+			// left to kill. Not the program's fault (issue 27).
+			r.log().Debug("a deadline reached as the program had ended on its own: not counted", "name", res.Container, "deadline", k.reason)
+			break
+		}
 		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
 		res.StoppedAt = k.at.Sub(start)
 	default:
@@ -291,26 +311,77 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 }
 
 // end waits for the run to end and gives the container's exit status. A
-// shimmed run has ended when its attach stream ends with the shim's report
-// on it: the shim writes the report last, once nothing of the program is
-// left, and the stream ends when the shim exits; that is known well before
-// Podman's wait says so, which the cleanup then does. Without a report (a
-// shim killed, a stream cut short) the container's exit is waited for.
+// shimmed run has ended once the shim's report is on its stderr: the shim
+// writes it last, once nothing of the program is left. From then on no
+// deadline runs and no stop is sent (settle): the end of the attach
+// stream, and Podman's wait, can come seconds later on a busy host, and a
+// limit reached meanwhile is not the program's (issue 27). Without a
+// report (a shim killed, a stream cut short) the container's exit is
+// waited for.
 func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
-	// A build's artefacts are copied out of a stopped container.
+	// A build's artefacts are copied out of a stopped container: it keeps
+	// the old path, Podman's wait (the VM showed builds with no artefact
+	// when they were ended at the report; not understood yet).
 	if a.res.Shimmed && a.req.Collect == nil {
 		select {
+		case <-a.stderr.when(reportIn(a.nonce)):
 		case err := <-a.attached:
 			a.attached <- err // for drain
-			if rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce); ok {
-				return int32(rep.Status()), false, nil
-			}
 		case <-ctx.Done():
 			return 0, false, ctx.Err()
+		}
+		if rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce); ok {
+			a.settle()
+			return int32(rep.Status()), false, nil
 		}
 	}
 	code, err = a.r.Runtime.Wait(ctx, a.id)
 	return code, true, err
+}
+
+// endedFirst says whether a stop for reason came too late to end the run:
+// a deadline's, while the shim's report says the program ended on its own
+// (the shim kills it with SIGKILL when asked to stop).
+func (a *Armed) endedFirst(reason string) bool {
+	switch reason {
+	case KilledWallLimit, KilledIdle, KilledCPULimit:
+	default:
+		return false
+	}
+	rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce)
+	return a.res.Shimmed && ok && rep.Error == "" && rep.Signal == ""
+}
+
+// settle marks the run as ended, once: a stop after it does nothing, and
+// one already under way is waited for (stopping) before the container is
+// removed.
+func (a *Armed) settle() {
+	a.endMu.Lock()
+	defer a.endMu.Unlock()
+	if !a.over {
+		a.over, a.endedAt = true, time.Now()
+	}
+}
+
+// reportIn matches a stderr holding the shim's whole report line.
+func reportIn(nonce string) func(buf []byte) bool {
+	marker := []byte(shim.ReportPrefix + " " + nonce + " ")
+	return func(buf []byte) bool {
+		i := bytes.LastIndex(buf, marker)
+		if i < 0 {
+			return false
+		}
+		line, _, whole := bytes.Cut(buf[i:], []byte("\n"))
+		if !whole {
+			return false
+		}
+		_, ok := shim.ParseReport(line, nonce)
+		return ok
+	}
+}
+
+func outputLimitNote(limit int64) string {
+	return fmt.Sprintf("more than %d bytes of output", limit)
 }
 
 // sendGo starts the program: the go byte to an armed shim (then the
@@ -386,13 +457,24 @@ func (a *Armed) drain(start time.Time) error {
 	return dstErr
 }
 
-// stop ends the run once, with a reason; later calls do nothing.
+// stop ends the run once, with a reason; later calls do nothing, and so
+// does any call once the run has ended (settle).
 func (a *Armed) stop(reason, note string) {
+	a.endMu.Lock()
+	if a.over {
+		a.endMu.Unlock()
+		return
+	}
 	select {
 	case a.killed <- stopReason{reason, note, time.Now()}:
 	default:
+		a.endMu.Unlock()
 		return // already stopping
 	}
+	// Counted before the run can end: fire waits for it.
+	a.stopping.Add(1)
+	a.endMu.Unlock()
+	defer a.stopping.Done()
 	a.r.stop(context.Background(), a.id, a.res.Shimmed)
 }
 
@@ -435,13 +517,19 @@ func (a *Armed) cleanup(ctx context.Context) {
 
 // found returns a channel closed once line has been written to t.
 func (t *tailBuffer) found(line string) <-chan struct{} {
+	l := []byte(line)
+	return t.when(func(buf []byte) bool { return bytes.Contains(buf, l) })
+}
+
+// when returns a channel closed once what is kept matches.
+func (t *tailBuffer) when(match func(buf []byte) bool) <-chan struct{} {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ch := make(chan struct{})
-	if bytes.Contains(t.buf, []byte(line)) {
+	if match(t.buf) {
 		close(ch)
 		return ch
 	}
-	t.watches = append(t.watches, watch{[]byte(line), ch})
+	t.watches = append(t.watches, watch{match, ch})
 	return ch
 }

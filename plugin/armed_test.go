@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -385,6 +386,79 @@ func TestArmCancelledDuringCreateLeavesNothing(t *testing.T) {
 	}
 	if s := rt.state(); len(s.created) != 1 || len(s.goes) != 0 {
 		t.Fatalf("%+v: want the one container created, never fired", s)
+	}
+	assertNothingLeft(t, rt, cg)
+}
+
+// TestRunEndsAtTheReport: a program that ended well within its limits,
+// its report on the stream, while the end of the attach stream lags (a
+// busy host, Podman's attach behind the container's exit) past its
+// absolute cap or its no-progress limit: issue 27's wrong TLE through the
+// service. The run ends at the report: AC, the output whole (what came
+// after the report too), no stop sent to the container, the wall time
+// the program's; cold and taken armed ahead (the service's Warm).
+func TestRunEndsAtTheReport(t *testing.T) {
+	cases := []struct {
+		name string
+		lag  time.Duration
+		req  RunRequest
+	}{
+		{"absolute cap", 300 * time.Millisecond, RunRequest{WallLimit: 50 * time.Millisecond}},
+		{"no progress", 600 * time.Millisecond, RunRequest{IdleLimit: 150 * time.Millisecond}},
+	}
+	for _, c := range cases {
+		for _, warm := range []bool{false, true} {
+			name := fmt.Sprintf("%s, warm %t", c.name, warm)
+			prog := fakeProgram{stdout: []byte("4"), lateStdout: []byte("2\n"), cpu: 10 * time.Millisecond, streamLag: c.lag}
+			r, rt, cg := fakeRunner(t, one(prog))
+			run := r.Run
+			var w *Warm
+			if warm {
+				w = NewWarm(r, t.TempDir(), 0)
+				run = w.Run
+			}
+			for i := range 2 { // a warm Run's second is armed ahead
+				var out bytes.Buffer
+				req := c.req
+				req.Image, req.Command, req.Output, req.TimeLimit = "img", []string{"/p"}, &out, time.Second
+				res, err := run(context.Background(), req)
+				if err != nil {
+					t.Fatalf("%s, run %d: %v", name, i, err)
+				}
+				if res.Verdict != AC || res.Killed != "" || res.Signal != "" || out.String() != "42\n" || res.OutputBytes != 3 || res.Wall >= c.lag {
+					t.Errorf("%s, run %d: verdict %s (%s), killed %q, signal %q, output %q (%d bytes), wall %v; want AC, not killed, 42, within %v",
+						name, i, res.Verdict, res.VerdictNote, res.Killed, res.Signal, out.String(), res.OutputBytes, res.Wall, c.lag)
+				}
+			}
+			if w != nil {
+				if err := w.Close(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if s := rt.state(); len(s.kills) != 0 {
+				t.Errorf("%s: stops sent to containers that had ended: %v", name, s.kills)
+			}
+			assertNothingLeft(t, rt, cg)
+		}
+	}
+}
+
+// TestRunDeadlineAfterTheProgramEnded: the program ended on its own within
+// its limits, but its report reached the host after the absolute cap (a
+// busy host): the stop found nothing to kill and the shim reported a
+// normal exit. Not a TLE.
+func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
+	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("42\n"), cpu: 10 * time.Millisecond, reportLag: 300 * time.Millisecond}))
+	var out bytes.Buffer
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, TimeLimit: time.Second, WallLimit: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != AC || res.Killed != "" || res.Signal != "" || out.String() != "42\n" {
+		t.Errorf("verdict %s (%s), killed %q, signal %q, output %q; want AC, not killed", res.Verdict, res.VerdictNote, res.Killed, res.Signal, out.String())
+	}
+	if s := rt.state(); len(s.kills) != 1 {
+		t.Errorf("kills %v, want the cap's one stop", s.kills)
 	}
 	assertNothingLeft(t, rt, cg)
 }

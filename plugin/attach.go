@@ -42,8 +42,8 @@ type tailBuffer struct {
 }
 
 type watch struct {
-	line []byte
-	ch   chan struct{}
+	match func(buf []byte) bool
+	ch    chan struct{}
 }
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
@@ -52,7 +52,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.buf = append(t.buf, p...)
 	kept := t.watches[:0]
 	for _, w := range t.watches {
-		if bytes.Contains(t.buf, w.line) {
+		if w.match(t.buf) {
 			close(w.ch)
 		} else {
 			kept = append(kept, w)

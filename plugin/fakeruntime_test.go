@@ -39,6 +39,16 @@ type fakeProgram struct {
 	// atGo, when set, decides stdout and exit at the go (a checker reads
 	// the output it judges only then).
 	atGo func(spec bindings.Spec) fakeProgram
+	// streamLag is how long after the container ended (its report
+	// written) its attach stream ends: Podman's attach lagging behind a
+	// container on a busy host. lateStdout is stdout the stream delivers
+	// only then, after the report (stdout and stderr are separate pipes
+	// to conmon).
+	streamLag  time.Duration
+	lateStdout []byte
+	// reportLag is how long after the program ended on its own its
+	// report comes (the shim still running, a stop to it unheard).
+	reportLag time.Duration
 }
 
 // fakeRuntime is a bindings.Runtime whose containers play the shim's
@@ -180,10 +190,22 @@ func (rt *fakeRuntime) Attach(ctx context.Context, id string, stdin io.Reader, s
 	close(ready)
 	select {
 	case <-c.done:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if lag := c.prog.streamLag; lag > 0 {
+		t := time.NewTimer(lag)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if len(c.prog.lateStdout) > 0 {
+		_, _ = c.stdout.Write(c.prog.lateStdout)
+	}
+	return nil
 }
 
 func (rt *fakeRuntime) Start(ctx context.Context, id string) error {
@@ -494,6 +516,9 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 	if p.noReport {
 		c.finish(stderr, 137, nil)
 		return
+	}
+	if p.reportLag > 0 {
+		<-time.After(p.reportLag)
 	}
 	c.finish(stderr, int32(report.Status()), &report)
 }
