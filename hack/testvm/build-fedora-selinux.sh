@@ -36,7 +36,7 @@ is_ready() { [ -f "$1/ready" ] && [ -s "$1/disk.img" ] && [ -s "$1/vmlinuz" ] &&
 [ -f "$src/SHA256SUMS" ] || die "no $src/SHA256SUMS: set PODJAIL_SELINUX_FEDORA_SRC to the directory of Fedora's policy tarballs"
 src=$(cd "$src" && pwd)
 
-base=$(bash "$here/build.sh" 3>&1 1>&2 | tail -n1)
+base=$(bash "$here/build.sh" | tail -n1)
 is_ready "$base" || die "build.sh gave no image"
 base_hash=$(basename "$base")
 hash16() { sha256sum | cut -c1-16; }
