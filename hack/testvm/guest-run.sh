@@ -38,6 +38,23 @@ sysctl -qw kernel.printk_ratelimit=0
 # and as tester; the AVC messages are kept for the record.
 selinux=0
 [ -e /sys/fs/selinux/enforce ] && selinux=1
+# The Fedora SELinux pass (make test-vm-selinux-fedora): the image of
+# build-fedora-selinux.sh, whose policy is Fedora 41's targeted with
+# container-selinux, booted enforcing=1. It must be enforcing, contrib/selinux's
+# module goes on before both runs, and every AVC denial of the boot must be in
+# the allowlist run.sh put in the share (avc-allow-fedora.txt).
+fedora=0
+if [ $selinux = 1 ] && grep -qx 'SELINUXTYPE=targeted' /etc/selinux/config; then
+	fedora=1
+	enforce=$(getenforce 2>&1)
+	log "SELinux: getenforce: $enforce; policy $(sed -n 's/^SELINUXTYPE=//p' /etc/selinux/config)" \
+		"($(cat /sys/fs/selinux/policyvers 2>/dev/null)), runner $(tr -d '\0' </proc/self/attr/current)"
+	if grep -qw 'enforcing=1' /proc/cmdline && [ "$enforce" != Enforcing ]; then
+		log "FATAL: booted with enforcing=1, but getenforce says $enforce"
+		echo "FAIL getenforce - rc=1 seconds=0" >>"$out/summary.txt"
+		finish 1
+	fi
+fi
 
 # Under TCG, patching kernel text while other vCPUs run it can crash the
 # guest (seen: "Oops: int3" in dequeue_entities). The CFS bandwidth static
@@ -107,7 +124,27 @@ cp -rL "$share/payload" "$payload" || {
 chmod -R a+rX "$payload"
 # SELinux: containers execute the shim from the host, so it needs a label
 # container_t may execute: contrib/selinux/README.md's way without the module.
-if [ $selinux = 1 ]; then
+fedora_shim=/usr/libexec/podjail/podjail-shim
+if [ $fedora = 1 ]; then
+	# As contrib/selinux/README.md tells an operator: the module built with the
+	# policy's devel Makefile (Fedora's headers here), installed, the boolean on
+	# for good, the shim installed where podjail.fc labels it and restorecon'd.
+	# Every test then uses that shim ($PODJAIL_SHIM).
+	restorecon -R "$payload"
+	t=$SECONDS
+	if d=$(mktemp -d) && cp "$payload"/contrib-selinux/podjail.te "$payload"/contrib-selinux/podjail.fc "$d"/ &&
+		(cd "$d" && make -f /usr/share/selinux/devel/Makefile podjail.pp && semodule -i podjail.pp) &&
+		setsebool -P container_manage_cgroup on &&
+		install -D -m 0755 "$payload/bin/podjail-shim" "$fedora_shim" && restorecon -v "$fedora_shim" &&
+		ls -Z "$fedora_shim" | grep -q ':container_ro_file_t:' && semodule -l | grep -qx podjail &&
+		[ "$(getsebool container_manage_cgroup)" = "container_manage_cgroup --> on" ]; then
+		log "SELinux: contrib/selinux's module built against $(readlink -f /usr/share/selinux/devel/include)" \
+			"and installed, container_manage_cgroup on, shim $(ls -Z "$fedora_shim") ($((SECONDS - t)) s)"
+	else
+		log "FAIL: contrib/selinux's module, boolean or shim as its README says ($((SECONDS - t)) s)"
+		echo "FAIL contrib-selinux - rc=1 seconds=$((SECONDS - t))" >>"$out/summary.txt"
+	fi
+elif [ $selinux = 1 ]; then
 	restorecon -R "$payload"
 	if semanage fcontext -a -t container_ro_file_t "$payload/bin/podjail-shim" &&
 		restorecon -v "$payload/bin/podjail-shim"; then
@@ -120,6 +157,7 @@ fi
 test_env=(PODJAIL_BIN="$payload/bin/podjail" PODJAIL_TEST_IMAGE="$test_image"
 	PODJAIL_INTEGRATION=1 PODJAIL_TESTVM=1 PODJAIL_PAYLOAD="$payload" PODJAIL_OUT="$out")
 [ $selinux = 1 ] && test_env+=(PODJAIL_SELINUX=1)
+[ $fedora = 1 ] && test_env+=(PODJAIL_SHIM="$fedora_shim")
 # payload/testenv: NAME=VALUE lines for the tests (a targeted run's knobs,
 # e.g. PODJAIL_SOAK=10m).
 if [ -s "$payload/testenv" ]; then
@@ -207,6 +245,7 @@ run_pass() {
 	mkdir -p "$work"
 	logf=$out/$name.$tag.log
 	log "run $name ($tag) $*"
+	[ $fedora = 1 ] && echo "$tag start uptime=$(cut -d' ' -f1 /proc/uptime)" >>"$out/pass-marks.txt"
 	t=$SECONDS
 	if [ $mode = root ]; then
 		(cd "$work" && env HOME=/root "${test_env[@]}" "$bin" "$@") >"$logf" 2>&1
@@ -214,7 +253,7 @@ run_pass() {
 		(cd "$work" && env HOME=/root CONTAINER_HOST="unix://$cgroupfs_sock" "${test_env[@]}" \
 			"$bin" "$@" "${cgroupfs_flags[@]}") >"$logf" 2>&1
 	else
-		if [ $selinux = 1 ]; then
+		if [ $selinux = 1 ] && [ $fedora = 0 ]; then
 			selinux_module_on >"$out/selinux-module.log" 2>&1 || log "FAIL: contrib/selinux module (selinux-module.log)"
 			mark=$(cut -d' ' -f1 /proc/uptime)
 		fi
@@ -222,7 +261,7 @@ run_pass() {
 		(cd "$work" && as-tester "${test_env[@]}" "$bin" "$@") >"$logf" 2>&1
 	fi
 	trc=$?
-	if [ $selinux = 1 ] && [ $mode = rootless ]; then
+	if [ $selinux = 1 ] && [ $fedora = 0 ] && [ $mode = rootless ]; then
 		container_denials_since "$mark" >"$out/selinux-rootless-denials.txt"
 		pipes='tcontext=unconfined_u:unconfined_r:unconfined_t:s0-s0:c0.c1023 tclass=fifo_file '
 		n=$(wc -l <"$out/selinux-rootless-denials.txt")
@@ -231,6 +270,7 @@ run_pass() {
 			"not of the user's stdio pipes (selinux-rootless-denials.txt)"
 		[ "$other" = 0 ] || trc=1
 	fi
+	[ $fedora = 1 ] && echo "$tag end uptime=$(cut -d' ' -f1 /proc/uptime)" >>"$out/pass-marks.txt"
 	res=PASS
 	[ $trc = 0 ] || res=FAIL
 	echo "$res $name $tag rc=$trc seconds=$((SECONDS - t))" | tee -a "$out/summary.txt"
@@ -287,6 +327,41 @@ done
 if [ $selinux = 1 ]; then
 	dmesg | grep 'avc:' >"$out/avc.txt"
 	log "SELinux: $(wc -l <"$out/avc.txt") AVC messages (avc.txt)"
+fi
+# The Fedora pass: no denial unexplained. Every AVC denial the kernel logged
+# since boot (the boot, the module's install, both runs; no auditd here, so
+# they are kernel log records: dmesg, and the journal's copy of the kernel log
+# in case the ring buffer wrapped, merged by audit serial) must match a line of
+# avc-allow-fedora.txt ("STYPE TTYPE TCLASS PERM  # why"; a line without its why matches nothing).
+if [ $fedora = 1 ]; then
+	allow=$share/avc-allow-fedora.txt
+	{ dmesg; journalctl -k -b -o cat --no-pager; } 2>/dev/null |
+		grep -o 'audit([0-9.]*:[0-9]*): avc:  denied .*' | sort -u >"$out/avc-denied.txt"
+	# one line per denied permission: STYPE TTYPE TCLASS PERM permissive=N comm=...
+	sed -E 's/.*denied  \{ ([^}]*) \}.*scontext=([^ ]*) tcontext=([^ ]*) tclass=([^ ]*) permissive=([01]).*/\1|\2|\3|\4|\5/' "$out/avc-denied.txt" |
+		awk -F'|' '{ split($2, s, ":"); split($3, t, ":"); n = split($1, p, " ");
+			for (i = 1; i <= n; i++) print s[3], t[3], $4, p[i], "permissive=" $5 }' >"$out/avc-perms.txt"
+	sort "$out/avc-perms.txt" | uniq -c | sort -rn >"$out/avc-summary.txt"
+	if [ -s "$allow" ]; then
+		awk 'NR == FNR { if ($0 !~ /#[ \t]*[^ \t]/) next; sub(/[ \t]*#.*/, ""); if (NF == 4) ok[$1 " " $2 " " $3 " " $4] = 1; next }
+			!(($1 " " $2 " " $3 " " $4) in ok)' "$allow" "$out/avc-perms.txt" | sort | uniq -c | sort -rn >"$out/avc-unexplained.txt"
+	else
+		log "FAIL: no avc-allow-fedora.txt in the share"
+		cp "$out/avc-summary.txt" "$out/avc-unexplained.txt"
+	fi
+	lost=$(dmesg | grep -cE 'audit: audit_lost|audit: backlog limit exceeded|kauditd hold queue overflow')
+	n=$(wc -l <"$out/avc-denied.txt")
+	u=$(awk '{ s += $1 } END { print s + 0 }' "$out/avc-unexplained.txt")
+	log "SELinux: $n AVC denials since boot ($(wc -l <"$out/avc-summary.txt") distinct permissions," \
+		"avc-summary.txt), $u not in avc-allow-fedora.txt (avc-unexplained.txt); audit records lost: $lost"
+	sed 's/^/  /' "$out/avc-summary.txt"
+	res=PASS
+	if [ "$u" != 0 ] || [ "$lost" != 0 ]; then
+		res=FAIL
+		rc=1
+		sed 's/^/  unexplained: /' "$out/avc-unexplained.txt"
+	fi
+	echo "$res avc-denials all rc=$u seconds=0 denials=$n unexplained=$u lost=$lost" | tee -a "$out/summary.txt"
 fi
 if [ $ran = 0 ]; then
 	log "FAIL: no tests/*.test in the payload"

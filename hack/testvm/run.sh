@@ -14,6 +14,8 @@
 #      PODJAIL_TESTVM_OUT      where out/ is copied (default PAYLOAD_DIR/../testvm-out)
 #      PODJAIL_TESTVM_KEEP=1   keep the temporary share directory
 #      PODJAIL_TESTVM_APPEND   extra kernel command line
+#      PODJAIL_TESTVM_IMAGE    boot this image directory (disk.img, vmlinuz, initrd.img)
+#                              instead of build.sh's, e.g. build-fedora-selinux.sh's
 #      PODJAIL_TESTVM_CACHE, PODJAIL_TESTVM_MIRROR: see build.sh
 set -euo pipefail
 
@@ -30,11 +32,19 @@ outdir=${PODJAIL_TESTVM_OUT:-$payload/../testvm-out}
 # A fresh machine: install qemu and the image builder's tools (as root), or
 # say the command that does.
 bash "$here/host-deps.sh"
-img=$(bash "$here/build.sh" | tail -n1)
-[ -f "$img/ready" ] || {
-	echo "run.sh: build.sh gave no image" >&2
-	exit 2
-}
+if [ -n "${PODJAIL_TESTVM_IMAGE:-}" ]; then
+	img=$PODJAIL_TESTVM_IMAGE
+	[ -f "$img/ready" ] && [ -s "$img/disk.img" ] || {
+		echo "run.sh: PODJAIL_TESTVM_IMAGE=$img is not a ready image directory" >&2
+		exit 2
+	}
+else
+	img=$(bash "$here/build.sh" | tail -n1)
+	[ -f "$img/ready" ] || {
+		echo "run.sh: build.sh gave no image" >&2
+		exit 2
+	}
+fi
 
 # Under TCG the guest kernel can crash patching its own text while the other
 # vCPU runs it (README, "Known emulation hazard"): a boot whose kernel panicked
@@ -46,6 +56,7 @@ for attempt in 1 2; do
 	cp -rL "$payload" "$share/payload"
 	mkdir -p "$share/out"
 	cp "$here/guest-run.sh" "$share/runner.sh"
+	cp "$here"/avc-allow-*.txt "$share/" # the SELinux passes' allowlists of AVC denials
 	chmod -R a+rX "$share"
 	chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
 	out=$share/out
