@@ -413,10 +413,10 @@ int main(void) {
 }
 `
 
-// TestNSFilterC runs a static C program (glibc) under the filter as 65534.
-func TestNSFilterC(t *testing.T) {
-	requireRoot(t)
-	requireAmd64(t)
+// cProgramBinary builds cProgram static with gcc where 65534 can run it
+// (the test is skipped without gcc).
+func cProgramBinary(t *testing.T) string {
+	t.Helper()
 	gcc, err := exec.LookPath("gcc")
 	if err != nil {
 		t.Skip("no gcc: the C test (gcc -static -pthread) is skipped")
@@ -435,6 +435,14 @@ func TestNSFilterC(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	return bin
+}
+
+// TestNSFilterC runs a static C program (glibc) under the filter as 65534.
+func TestNSFilterC(t *testing.T) {
+	requireRoot(t)
+	requireAmd64(t)
+	bin := cProgramBinary(t)
 	fd, _ := testCgroup(t)
 	out, ws := filtered(t, []string{bin}, nil, nobodyCred(), fd)
 	want := "unshare(CLONE_NEWUSER): EPERM\nunshare(CLONE_NEWNS): EPERM\nclone3: ENOSYS\npthread_create: ok\nfork: ok\n"
@@ -623,23 +631,7 @@ func runHelper(t *testing.T, mode string, extra []*os.File) string {
 func TestNSFilterTasksC(t *testing.T) {
 	requireRoot(t)
 	requireAmd64(t)
-	gcc, err := exec.LookPath("gcc")
-	if err != nil {
-		t.Skip("no gcc: the C test (gcc -static -pthread) is skipped")
-	}
-	dir := t.TempDir()
-	src, bin := filepath.Join(dir, "prog.c"), filepath.Join(dir, "prog")
-	if err := os.WriteFile(src, []byte(cProgram), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command(gcc, "-static", "-pthread", "-O1", "-o", bin, src).CombinedOutput(); err != nil {
-		t.Fatalf("gcc: %v\n%s", err, out)
-	}
-	for d := dir; d != os.TempDir() && d != "/" && d != "."; d = filepath.Dir(d) {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
+	bin := cProgramBinary(t)
 	for _, c := range []struct{ tasks, want string }{
 		{TasksThreads, "unshare(CLONE_NEWUSER): EPERM\nunshare(CLONE_NEWNS): EPERM\nclone3: ENOSYS\npthread_create: ok\n"},
 		{TasksNone, "unshare(CLONE_NEWUSER): EPERM\nunshare(CLONE_NEWNS): EPERM\nclone3: ENOSYS\n"},
