@@ -56,7 +56,7 @@ for attempt in 1 2; do
 	cp -rL "$payload" "$share/payload"
 	mkdir -p "$share/out"
 	cp "$here/guest-run.sh" "$share/runner.sh"
-	cp "$here"/avc-allow-*.txt "$share/" # the SELinux passes' allowlists of AVC denials
+	cp "$here"/avc-allow-*.txt "$here/avc-canary.sh" "$share/" # the SELinux passes' allowlists of AVC denials, their control
 	chmod -R a+rX "$share"
 	chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
 	out=$share/out
