@@ -66,7 +66,10 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 		go func() { pw.CloseWithError(copyStdin(stream, pw)) }()
 		x.Stdin = pr
 	}
-	out := &streamWriter{send: func(p []byte) error {
+	// A caller that streams stdin may be waiting for the program's answer
+	// before it sends more (a Communication task's pipes): its stdout goes
+	// out as it comes, not in pieces of execChunk.
+	out := &streamWriter{eager: req.GetStdin() == pb.StdinFrom_STDIN_FROM_STREAM, send: func(p []byte) error {
 		return stream.Send(&pb.ExecEvent{Event: &pb.ExecEvent_Stdout{Stdout: p}})
 	}}
 	res, err := s.engine.Exec(ctx, x, out)
@@ -217,13 +220,15 @@ func (x ExecRequest) check() error {
 	return nil
 }
 
-// streamWriter sends stdout in pieces of up to execChunk bytes. A send
-// that fails (the caller went away, which also ends the call's context)
-// drops the rest rather than failing the run's writes.
+// streamWriter sends stdout in pieces of up to execChunk bytes, or each
+// write as it comes when eager. A send that fails (the caller went away,
+// which also ends the call's context) drops the rest rather than failing
+// the run's writes.
 type streamWriter struct {
-	send func([]byte) error
-	buf  []byte
-	err  error
+	send  func([]byte) error
+	eager bool
+	buf   []byte
+	err   error
 }
 
 // execChunk is the stdout carried by one event.
@@ -235,7 +240,7 @@ func (w *streamWriter) Write(p []byte) (int, error) {
 		take := min(execChunk-len(w.buf), len(p))
 		w.buf = append(w.buf, p[:take]...)
 		p = p[take:]
-		if len(w.buf) == execChunk {
+		if len(w.buf) == execChunk || w.eager {
 			_ = w.flush()
 		}
 	}
