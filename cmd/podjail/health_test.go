@@ -79,7 +79,7 @@ func TestServeHealth(t *testing.T) {
 // systemd ends it with Result=watchdog.
 func TestServeNotifiesSystemd(t *testing.T) {
 	env := hosttest.Podman(t)
-	const watchdog = 20 * time.Second
+	const watchdog = 10 * time.Second
 	unit := fmt.Sprintf("podjail-notify-%d", time.Now().UnixNano())
 	sock := filepath.Join(t.TempDir(), "podjail.sock")
 	run := []string{"--unit", unit, "-p", "Type=notify", "-p", fmt.Sprintf("WatchdogSec=%d", int(watchdog.Seconds())),
