@@ -204,7 +204,7 @@ fi
 cgroupfs_flags=(-test.run='Measure|Sweep|Interrupt' -test.bench=Measure)
 
 # --- the tests: as root (systemd manager), as root on the cgroupfs manager, as tester
-flags=(-test.v -test.count=1 -test.timeout=60m)
+flags=(-test.v -test.count=1 -test.timeout=75m)
 if [ -s "$payload/testflags" ]; then
 	read -r -a extra <"$payload/testflags"
 	flags+=("${extra[@]}")
