@@ -56,6 +56,12 @@ type DoctorInput struct {
 	// boolean. Zero values: this host's (go-selinux, selinuxfs).
 	FileLabel func(path string) (string, error)
 	Boolean   func(name string) (bool, error)
+	// Allows asks the loaded policy whether a source context may do perms
+	// on a target's class. Zero value: this host's (policy.SELinuxAllows).
+	Allows func(scon, tcon, class string, perms ...string) (bool, error)
+	// Module reports whether a policy module is installed. Zero value:
+	// this host's module store (policy.ModuleInstalled, root only).
+	Module func(name string) (bool, error)
 }
 
 // Doctor checks every host requirement. The host is fit when every check is OK.

@@ -156,6 +156,8 @@ func TestDoctorSELinuxChecks(t *testing.T) {
 	root := unifiedTree(t, "cpuset cpu io memory pids")
 	in := func(state, label string, boolOn bool) DoctorInput {
 		d := doctorIn(root, 0, goodHost)
+		d.Module = func(string) (bool, error) { return boolOn, nil }
+		d.Allows = func(scon, tcon, class string, perms ...string) (bool, error) { return boolOn, nil }
 		d.SELinux = func() string { return state }
 		d.Shim = "/usr/libexec/podjail/podjail-shim"
 		d.FileLabel = func(string) (string, error) { return label, nil }
@@ -178,6 +180,20 @@ func TestDoctorSELinuxChecks(t *testing.T) {
 	if c, ok := bads["SELinux: cgroup boolean"]; !ok || !strings.Contains(c.Fix, "setsebool -P container_manage_cgroup on") {
 		t.Errorf("boolean off not refused with the fix: %+v", bads)
 	}
+	if c, ok := bads["SELinux: podjail module"]; !ok || !strings.Contains(c.Fix, "semodule -i podjail.pp") ||
+		!strings.Contains(c.Detail, "not installed") || !strings.Contains(c.Detail, "denies that container_t may enter") {
+		t.Errorf("the module's rules missing not refused with the fix: %+v", bads)
+	}
+	// A caller the policy will not answer (no compute_av, no module store):
+	// the check says so and stays OK.
+	d0 := in("enforcing", good, true)
+	d0.Module = func(string) (bool, error) { return false, os.ErrPermission }
+	d0.Allows = func(string, string, string, ...string) (bool, error) { return false, os.ErrPermission }
+	for _, c := range Doctor(context.Background(), d0) {
+		if c.Name == "SELinux: podjail module" && (!c.OK || !strings.Contains(c.Detail, "cannot ask the policy")) {
+			t.Errorf("unanswered questions: %+v, want OK saying so", c)
+		}
+	}
 	// Permissive: the same misses are reported but the host stays fit.
 	checks := Doctor(context.Background(), in("permissive", bad, false))
 	if !Fit(checks) {
@@ -189,8 +205,8 @@ func TestDoctorSELinuxChecks(t *testing.T) {
 			fixes++
 		}
 	}
-	if fixes != 2 {
-		t.Errorf("permissive: %d checks carry a fix, want the label and the boolean", fixes)
+	if fixes != 3 {
+		t.Errorf("permissive: %d checks carry a fix, want the label, the boolean and the module", fixes)
 	}
 	// Without SELinux neither is asked.
 	d := in("disabled", bad, false)

@@ -30,6 +30,8 @@ var helpers = map[string]func(args []string) int{
 	// exec-input is the program a judged test names on its first line.
 	"exec-input": execInput,
 	"go-unshare": goUnshare,
+	// selinux-attack is TestSELinuxAttacks's program.
+	"selinux-attack": selinuxAttack,
 }
 
 func TestMain(m *testing.M) {
