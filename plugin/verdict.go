@@ -6,37 +6,31 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/plugin/compare"
+	"github.com/podjail/podjail/plugin/verdict"
 )
 
-// Verdict is the judgement of one test or one job.
-type Verdict string
+// Verdict is the leaf package's (plugin/verdict), aliased here so that
+// plugin's callers (cmd/podjail, the service) keep compiling unchanged.
+type Verdict = verdict.Verdict
 
-// Verdicts. IE and CF are never the submission's fault.
+// Verdicts, the leaf package's.
 const (
-	AC  Verdict = "AC"  // accepted
-	WA  Verdict = "WA"  // wrong answer
-	PE  Verdict = "PE"  // presentation error (a checker says so)
-	PA  Verdict = "PA"  // partially accepted (a checker gives points)
-	TLE Verdict = "TLE" // time limit exceeded (which deadline in the note)
-	MLE Verdict = "MLE" // memory limit exceeded
-	OLE Verdict = "OLE" // output limit exceeded
-	RTE Verdict = "RTE" // runtime error: non-zero exit code or a signal
-	RFE Verdict = "RFE" // restricted function: a syscall the policy kills
-	CE  Verdict = "CE"  // compilation error
-	IE  Verdict = "IE"  // internal error: the run never started, the runtime or host failed
-	CF  Verdict = "CF"  // checker (or interactor) failed or hit a limit
+	AC  = verdict.AC
+	WA  = verdict.WA
+	PE  = verdict.PE
+	PA  = verdict.PA
+	TLE = verdict.TLE
+	MLE = verdict.MLE
+	OLE = verdict.OLE
+	RTE = verdict.RTE
+	RFE = verdict.RFE
+	CE  = verdict.CE
+	IE  = verdict.IE
+	CF  = verdict.CF
 )
 
-// severity orders verdicts for a job: the job's verdict is its worst
-// test's. Failures of ours come first (they void the judgement), then the
-// submission's, hardest first: a limit verdict says more than the wrong
-// answer that usually follows it.
-var severity = map[Verdict]int{
-	IE: 11, CF: 10, CE: 9, RFE: 8, MLE: 7, TLE: 6, OLE: 5, RTE: 4, WA: 3, PE: 2, PA: 1, AC: 0,
-}
-
-// Worse reports whether a is a worse verdict than b.
-func Worse(a, b Verdict) bool { return severity[a] > severity[b] }
+// Worse reports whether a is a worse verdict than b (verdict.Worse).
+func Worse(a, b Verdict) bool { return verdict.Worse(a, b) }
 
 // StopWrongAnswer is the StopReason of a run stopped at its first
 // difference from the answer.

@@ -8,6 +8,7 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
+	"github.com/podjail/podjail/plugin/verdict"
 )
 
 // Conversions between the Go types and the messages, one pair a type.
@@ -28,9 +29,7 @@ var verdictFromPB = func() map[pb.Verdict]Verdict {
 }()
 
 // Verdicts lists every verdict, in the order of the enum.
-func Verdicts() []Verdict {
-	return []Verdict{AC, WA, PE, PA, TLE, MLE, OLE, RTE, RFE, CE, IE, CF}
-}
+func Verdicts() []Verdict { return verdict.All() }
 
 func verdictPB(v Verdict) pb.Verdict { return verdictToPB[v] } // unknown: UNSPECIFIED
 

@@ -217,7 +217,7 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	return sandbox.ExecResult{Run: RunResult(res), Verdict: sandbox.Verdict(res.Verdict), VerdictNote: res.VerdictNote,
+	return sandbox.ExecResult{Run: RunResult(res), Verdict: res.Verdict, VerdictNote: res.VerdictNote,
 		Container: res.Container, Report: report, Files: collected}, nil
 }
 
@@ -389,13 +389,13 @@ func (e *Engine) Judge(ctx context.Context, req sandbox.JudgeRequest, progress f
 func TestResult(done, total int, t plugin.TestResult) sandbox.TestResult {
 	return sandbox.TestResult{
 		Index: done, Total: total, Name: t.Name, Sample: t.Sample,
-		Verdict: sandbox.Verdict(t.Verdict), Note: t.Note, Time: t.Time, Peak: t.Peak, Points: t.Points,
+		Verdict: t.Verdict, Note: t.Note, Time: t.Time, Peak: t.Peak, Points: t.Points,
 	}
 }
 
 // JudgeResult converts the Runner's judgement of a submission.
 func JudgeResult(r plugin.JudgeResult) sandbox.JudgeResult {
-	out := sandbox.JudgeResult{Verdict: sandbox.Verdict(r.Verdict), Note: r.Note, Build: build(r.Build)}
+	out := sandbox.JudgeResult{Verdict: r.Verdict, Note: r.Note, Build: build(r.Build)}
 	if r.Checker != nil {
 		b := build(*r.Checker)
 		out.Checker = &b
