@@ -123,8 +123,8 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 // missing names it).
 func buildNote(run RunResult, l lang.Language, dir string) (note, missing string) {
 	switch {
-	case run.Killed != "":
-		return "compilation stopped: " + run.Killed + " (" + run.KilledNote + ")", ""
+	case run.Killed != NotKilled:
+		return "compilation stopped: " + run.Killed.String() + " (" + run.KilledNote + ")", ""
 	case run.Measure.MemoryExceeded:
 		return "compilation hit its memory limit", ""
 	case run.Signal != "":

@@ -40,7 +40,7 @@ type deadlines struct {
 	cpu, idle time.Duration
 }
 
-func (d deadlines) watch(ctx context.Context, stop func(reason, note string)) {
+func (d deadlines) watch(ctx context.Context, stop func(reason KillReason, note string)) {
 	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
 	lastCPU, lastWait := time.Duration(-1), time.Duration(-1)

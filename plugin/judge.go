@@ -255,7 +255,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		}
 		closers = append(closers, ans)
 		cmp = compare.New(spec, ans)
-		run.Output, run.Stop, run.StopReason = cmp, cmp.Differs(), StopWrongAnswer
+		run.Output, run.Stop = cmp, cmp.Differs()
 	} else {
 		outPath = filepath.Join(t.tmp, fmt.Sprintf("output-%d", t.index))
 		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
@@ -449,20 +449,11 @@ func helperFailed(what string, res RunResult, err error) (Verdict, string, bool)
 	if err != nil {
 		return IE, what + " run: " + err.Error(), true
 	}
-	var why []string
-	if res.Killed != "" {
-		why = append(why, res.Killed)
-	}
-	if res.Measure.MemoryExceeded {
-		why = append(why, "memory limit exceeded")
-	}
-	if res.Signal != "" {
-		why = append(why, "killed by "+res.Signal)
-	}
-	if len(why) == 0 {
+	why := stopNotes(res)
+	if why == "" {
 		return "", "", false
 	}
-	return CF, "the " + what + " failed: " + strings.Join(why, ", "), true
+	return CF, "the " + what + " failed: " + why, true
 }
 
 // testlibVerdict reads testlib's exit codes 0 AC, 1 WA, 2 PE.

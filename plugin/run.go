@@ -89,10 +89,9 @@ type RunRequest struct {
 	// processor time did not grow while cpu.pressure shows it was not
 	// waiting for a processor either. Zero value: no limit. Needs Cgroups.
 	IdleLimit time.Duration
-	// Stop, once closed, stops the run with StopReason (a comparator's
+	// Stop, once closed, stops the run (KilledByCaller: a comparator's
 	// first difference). Zero value: never.
-	Stop       <-chan struct{}
-	StopReason string
+	Stop <-chan struct{}
 
 	// FileSizeBytes is the largest file the program may write
 	// (RLIMIT_FSIZE: past it, SIGXFSZ). Zero value: the size of its
@@ -158,10 +157,10 @@ type RunResult struct {
 	Syscall        string `json:"syscall,omitempty"`
 	SyscallName    string `json:"syscall_name,omitempty"`
 	SyscallUnknown string `json:"syscall_unknown,omitempty"`
-	// Killed says podjail stopped the run, and why (one of the Killed*
-	// reasons or the request's StopReason); KilledNote gives the figures.
-	Killed     string `json:"killed,omitempty"`
-	KilledNote string `json:"killed_note,omitempty"`
+	// Killed says podjail stopped the run, and why; KilledNote gives the
+	// figures. Status() classifies the whole end.
+	Killed     KillReason `json:"killed,omitempty"`
+	KilledNote string     `json:"killed_note,omitempty"`
 	// OutputBytes is how many stdout bytes the program wrote (counted past
 	// the cap until it was stopped).
 	OutputBytes int64 `json:"output_bytes"`
@@ -195,14 +194,6 @@ type RunResult struct {
 	Verdict     Verdict `json:"verdict,omitempty"`
 	VerdictNote string  `json:"verdict_note,omitempty"`
 }
-
-// Reasons for Killed.
-const (
-	KilledOutputLimit = "output limit exceeded"
-	KilledWallLimit   = "wall time limit exceeded"
-	KilledCPULimit    = "processor time limit exceeded"
-	KilledIdle        = "no progress"
-)
 
 // RequestError says a request cannot be run as given; nothing was created.
 type RequestError struct {
@@ -487,7 +478,7 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 	switch {
 	case rep != nil && rep.Error != "":
 		return &ShimError{Step: string(rep.Step), Err: rep.Error}
-	case res.Shimmed && rep == nil && res.Killed == "":
+	case res.Shimmed && rep == nil && res.Killed == NotKilled:
 		// Either end may be at fault: the shim killed before it reported,
 		// or the Podman service cutting the stream (restarted or crashed
 		// while the program ran on). Neither is the program's.

@@ -32,10 +32,6 @@ const (
 // Worse reports whether a is a worse verdict than b (verdict.Worse).
 func Worse(a, b Verdict) bool { return verdict.Worse(a, b) }
 
-// StopWrongAnswer is the StopReason of a run stopped at its first
-// difference from the answer.
-const StopWrongAnswer = "wrong answer"
-
 // testOutcome is what a test's verdict is decided from.
 type testOutcome struct {
 	res     RunResult
@@ -62,39 +58,36 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		}
 		return IE, o.err.Error()
 	}
-	switch r.Killed {
-	case KilledCPULimit, KilledIdle, KilledWallLimit:
-		if m.Time <= 0 {
-			// The go never reached the shim: most likely the stream to the
-			// Podman service was cut (the service restarted or failed).
-			return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
-		}
+	switch st := r.Status(); st {
+	case StatusNeverStarted:
+		// The go never reached the shim: most likely the stream to the
+		// Podman service was cut (the service restarted or failed).
+		return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
+	case StatusTime:
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
-	}
-	if m.MemoryExceeded {
+	case StatusMemory:
 		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
-	}
-	// A runtime with a heap of its own (a JVM) stops at its heap's limit,
-	// below the cgroup's, and says so only by its exit code.
-	if o.memoryExit != 0 && r.Killed == "" && r.Signal == "" && int(r.ExitCode) == o.memoryExit {
-		return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
-	}
-	if r.Killed == KilledOutputLimit {
-		return OLE, r.KilledNote
-	}
-	if r.Killed != StopWrongAnswer {
-		if r.Signal == "SIGSYS" {
-			if r.Syscall != "" {
-				return RFE, "killed by SIGSYS: " + r.Syscall + ", which the policy refuses"
-			}
-			return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
-		}
-		if r.Signal != "" {
-			return RTE, "killed by " + r.Signal
+	case StatusExited:
+		// A runtime with a heap of its own (a JVM) stops at its heap's
+		// limit, below the cgroup's, and says so only by its exit code.
+		if o.memoryExit != 0 && int(r.ExitCode) == o.memoryExit {
+			return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
 		}
 		if r.ExitCode != 0 {
 			return RTE, fmt.Sprintf("exit code %d", r.ExitCode)
 		}
+	case StatusOutput:
+		return OLE, r.KilledNote
+	case StatusSyscall:
+		if r.Syscall != "" {
+			return RFE, "killed by SIGSYS: " + r.Syscall + ", which the policy refuses"
+		}
+		return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
+	case StatusSignalled:
+		return RTE, "killed by " + r.Signal
+	case StatusStopped:
+		// Stopped at the answer's first difference: the signal and exit
+		// code are podjail's stop, the answer decides.
 	}
 	if m.Time > o.limit {
 		return TLE, fmt.Sprintf("time %.3f s over the limit %.3f s", m.Time.Seconds(), o.limit.Seconds())
@@ -108,7 +101,7 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	return AC, ""
 }
 
-func deadlineName(killed string) string {
+func deadlineName(killed KillReason) string {
 	switch killed {
 	case KilledCPULimit:
 		return "processor ceiling"

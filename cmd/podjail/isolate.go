@@ -412,7 +412,7 @@ func isolateMeta(cmd isolate.Command, res plugin.RunResult) isolate.Meta {
 		CgMemKiB: max(m.Peak, 0) >> 10, CgOOMKilled: m.MemoryExceeded}
 	switch {
 	case res.Verdict == plugin.TLE:
-		return isolate.TimedOut(s, res.Killed == plugin.KilledWallLimit, res.Killed != "")
+		return isolate.TimedOut(s, res.Killed == plugin.KilledWallLimit, res.Killed != plugin.NotKilled)
 	case res.Signal != "":
 		return isolate.Signaled(s, int(unix.SignalNum(res.Signal)))
 	}

@@ -341,7 +341,7 @@ func RunResult(r plugin.RunResult) sandbox.RunResult {
 	return sandbox.RunResult{
 		ExitCode:       r.ExitCode,
 		Signal:         r.Signal,
-		Killed:         r.Killed,
+		Killed:         r.Killed.String(),
 		KilledNote:     r.KilledNote,
 		Time:           m.Time,
 		Peak:           m.Peak,
