@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -21,14 +20,6 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/policy"
 	"github.com/podjail/podjail/shim"
-)
-
-// Defaults of a RunRequest's zero-valued limits.
-const (
-	DefaultOutputLimit = 64 << 20
-	DefaultMemory      = 256 << 20
-	DefaultPids        = 64
-	DefaultCPUs        = 1.0
 )
 
 // cleanupTimeout bounds removing a container after the run's context ended.
@@ -254,55 +245,16 @@ func (r *RunRequest) Check() error {
 			return &RequestError{"stderr", fmt.Errorf("%s must be an existing regular file (%v)", abs, err)}
 		}
 	}
-	if r.TimeLimit > 0 {
-		d := DeadlinesFor(r.TimeLimit)
-		r.CPULimit = cmp.Or(r.CPULimit, d.CPU)
-		r.IdleLimit = cmp.Or(r.IdleLimit, d.Idle)
-		r.WallLimit = cmp.Or(r.WallLimit, d.Wall)
-	}
-	if r.OutputLimit == 0 {
-		r.OutputLimit = DefaultOutputLimit
-	}
-	if r.MemoryBytes == 0 {
-		r.MemoryBytes = DefaultMemory
-	}
-	if r.Pids == 0 {
-		r.Pids = DefaultPids
-	}
-	if r.CPUs == 0 {
-		r.CPUs = DefaultCPUs
-	}
+	defaultLimits(r)
 	if r.Output == nil {
 		r.Output = io.Discard
 	}
 	return nil
 }
 
-// Room the container gets above the program's own limits, for the shim
-// (a static Go binary: a few MiB, a handful of threads) and its probe.
-const (
-	shimMemoryHeadroom = 32 << 20
-	shimPidsHeadroom   = 16
-)
-
-// The largest memory and pids a run may ask for: a pebibyte, and the
-// kernel's largest pid_max.
-const (
-	maxMemoryBytes = 1 << 50
-	maxPids        = 1 << 22
-)
-
 // stderrKeep is how much of the end of a shimmed container's stderr is
 // kept: the report is the last line.
 const stderrKeep = 64 << 10
-
-// memoryLimit is the memory a run asking for b gets: b, or the ceiling.
-func (r *Runner) memoryLimit(b int64) int64 {
-	if r.MemoryCeiling > 0 && b > r.MemoryCeiling {
-		return r.MemoryCeiling
-	}
-	return b
-}
 
 // Runner runs programs in containers.
 type Runner struct {
@@ -394,11 +346,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		WorkDir:        req.WorkDir,
 		SeccompProfile: r.Seccomp,
 	}
-	// Judged runs get podjail's rlimits; a build keeps the image's, a
-	// compiler writes files larger than the scratch space.
-	if !req.Writable {
-		spec.Rlimits = policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, spec.Profile.ScratchBytes), req.StackBytes)
-	}
+	spec.Rlimits = rlimits(req, spec.Profile.ScratchBytes)
 	if r.Shim == "" {
 		if req.StderrFile != "" || req.StderrToStdout {
 			return spec, nil, &RequestError{"stderr", errors.New("the program's stderr is given only with podjail-shim")}

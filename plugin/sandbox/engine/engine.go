@@ -98,7 +98,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 
 // run is one run of Run: warm when the engine keeps runs armed (Exec's
 // go through the Runner's RunFiles, warm then too).
-func (e *Engine) run(ctx context.Context, req plugin.RunRequest) (plugin.RunResult, error) {
+func (e *Engine) run(ctx context.Context, req plugin.RunRequest, l plugin.Limits) (plugin.RunResult, error) {
+	l.Set(&req)
 	if e.warm != nil {
 		return e.warm.Run(ctx, req)
 	}
@@ -165,12 +166,7 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		InputFile:      x.InputPath,
 		Binds:          []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
 		Output:         x.Output,
-		OutputLimit:    x.Limits.Output,
-		MemoryBytes:    x.Limits.Memory,
-		CPUs:           1,
-		CPULimit:       x.Limits.Time,
-		WallLimit:      x.Limits.Wall,
-	})
+	}, plugin.HandleLimits(x.Limits.Time, x.Limits.Wall, x.Limits.Memory, x.Limits.Output))
 	if err != nil {
 		return sandbox.RunResult{}, Classify(err)
 	}
@@ -272,21 +268,15 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		StderrFile:     x.StderrPath,
 		StderrToStdout: x.StderrToStdout,
 		Output:         cmp.Or[io.Writer](stdout, io.Discard),
-		OutputLimit:    cmp.Or(x.Limits.Output, plugin.DefaultOutputLimit),
-		MemoryBytes:    cmp.Or(x.Limits.Memory, plugin.DefaultMemory),
-		Pids:           cmp.Or(x.Pids, plugin.DefaultPids),
-		CPUs:           cmp.Or(x.CPUs, plugin.DefaultCPUs),
-		TimeLimit:      x.Limits.Time,
-		WallLimit:      x.Limits.Wall,
-		CPULimit:       x.CPULimit,
-		FileSizeBytes:  x.FileSize,
-		StackBytes:     x.Stack,
 		MemoryExitCode: x.MemoryExitCode,
 		Env:            x.Env,
 		WorkDir:        x.WorkDir,
 		Writable:       x.Writable,
 		Tasks:          x.Tasks,
 	}
+	plugin.Limits{Time: x.Limits.Time, Deadlines: plugin.Deadlines{CPU: x.CPULimit, Wall: x.Limits.Wall},
+		Output: x.Limits.Output, Memory: x.Limits.Memory, Pids: x.Pids, CPUs: x.CPUs,
+		FileSize: x.FileSize, Stack: x.Stack}.WithDefaults().Set(&run)
 	for _, b := range x.Binds {
 		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
 	}
