@@ -305,9 +305,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	if res.Signal == "SIGSYS" {
 		r.nameSyscall(res, a.began, time.Now())
 	}
-	if req.TimeLimit > 0 {
-		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: *res, limit: req.TimeLimit, matched: true, memoryExit: req.MemoryExitCode})
-	}
+	res.Verdict, res.VerdictNote = runVerdict(req, *res)
 	return *res, nil
 }
 

@@ -83,8 +83,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 
 // interactiveVerdict decides an interactive test from its two runs.
 func interactiveVerdict(tr TestResult, sol testOutcome, interRes RunResult, interErr error) TestResult {
-	tr.Run, tr.Time, tr.Peak = sol.res, sol.res.Measure.Time, sol.res.Measure.Peak
-	tr.Verdict, tr.Note = decideVerdict(sol)
+	tr = judgeTest(tr, sol)
 	if tr.Verdict != AC {
 		return tr
 	}

@@ -268,8 +268,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		if cmp != nil {
 			o.matched, o.diff = cmp.Close()
 		}
-		tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
-		tr.Verdict, tr.Note = decideVerdict(o)
+		tr = judgeTest(tr, o)
 		if tr.Verdict != AC || t.chk == nil {
 			if checker != nil {
 				checker.Discard(context.WithoutCancel(ctx))

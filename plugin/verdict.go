@@ -44,6 +44,27 @@ type testOutcome struct {
 	memoryExit int
 }
 
+// judgeTest is the one caller of decideVerdict: tr judged on o, with the
+// run and the figures the verdict was decided on (a verdict always carries
+// them). A batch test, an interactive test's solution and a run with a
+// time limit (runVerdict) are all judged here.
+func judgeTest(tr TestResult, o testOutcome) TestResult {
+	tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
+	tr.Verdict, tr.Note = decideVerdict(o)
+	return tr
+}
+
+// runVerdict judges one run of req against its TimeLimit and limits, the
+// answer aside (AC: it ran within them): the verdict of the fronts'
+// runs. Empty without a TimeLimit.
+func runVerdict(req RunRequest, res RunResult) (Verdict, string) {
+	if req.TimeLimit <= 0 {
+		return "", ""
+	}
+	tr := judgeTest(TestResult{}, testOutcome{res: res, limit: req.TimeLimit, matched: true, memoryExit: req.MemoryExitCode})
+	return tr.Verdict, tr.Note
+}
+
 // decideVerdict applies the rules, in order: a failure of ours is IE; a
 // deadline is TLE unless the program never used processor time (then it
 // never ran: IE); then memory, output, signal and exit code; then the
