@@ -55,8 +55,9 @@ type Armed struct {
 }
 
 type stopReason struct {
-	reason, note string
-	at           time.Time
+	reason KillReason
+	note   string
+	at     time.Time
 }
 
 // Arm makes req's run ready to fire. On error nothing of it is left.
@@ -304,9 +305,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	if res.Signal == "SIGSYS" {
 		r.nameSyscall(res, a.began, time.Now())
 	}
-	if req.TimeLimit > 0 {
-		res.Verdict, res.VerdictNote = decideVerdict(testOutcome{res: *res, limit: req.TimeLimit, matched: true, memoryExit: req.MemoryExitCode})
-	}
+	res.Verdict, res.VerdictNote = runVerdict(req, *res)
 	return *res, nil
 }
 
@@ -342,10 +341,8 @@ func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
 // endedFirst says whether a stop for reason came too late to end the run:
 // a deadline's, while the shim's report says the program ended on its own
 // (the shim kills it with SIGKILL when asked to stop).
-func (a *Armed) endedFirst(reason string) bool {
-	switch reason {
-	case KilledWallLimit, KilledIdle, KilledCPULimit:
-	default:
+func (a *Armed) endedFirst(reason KillReason) bool {
+	if !reason.Deadline() {
 		return false
 	}
 	rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce)
@@ -425,7 +422,7 @@ func (a *Armed) watch(running context.Context, start time.Time, base time.Durati
 		a.stopping.Go(func() {
 			select {
 			case <-req.Stop:
-				a.stop(req.StopReason, "")
+				a.stop(KilledByCaller, "")
 			case <-running.Done():
 			}
 		})
@@ -459,7 +456,7 @@ func (a *Armed) drain(start time.Time) error {
 
 // stop ends the run once, with a reason; later calls do nothing, and so
 // does any call once the run has ended (settle).
-func (a *Armed) stop(reason, note string) {
+func (a *Armed) stop(reason KillReason, note string) {
 	a.endMu.Lock()
 	if a.over {
 		a.endMu.Unlock()

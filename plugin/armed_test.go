@@ -39,7 +39,7 @@ func TestRunAcceptedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.ExitCode != 0 || res.ContainerExitCode != 0 || res.Signal != "" || res.Killed != "" || !res.Shimmed {
+	if res.ExitCode != 0 || res.ContainerExitCode != 0 || res.Signal != "" || res.Killed != NotKilled || !res.Shimmed {
 		t.Errorf("ended %d/%d %q %q shimmed %t", res.ExitCode, res.ContainerExitCode, res.Signal, res.Killed, res.Shimmed)
 	}
 	if out.String() != "hello\n" || res.OutputBytes != 6 || res.FirstOutput < 0 || res.Wall <= 0 {
@@ -267,12 +267,12 @@ func TestRunDeadlines(t *testing.T) {
 		name   string
 		prog   fakeProgram
 		req    RunRequest
-		killed string
+		killed KillReason
 	}{
 		{"processor ceiling", fakeProgram{cpu: 3 * time.Second, hang: true}, RunRequest{CPULimit: 2 * time.Second}, KilledCPULimit},
 		{"no progress", fakeProgram{hang: true}, RunRequest{IdleLimit: 150 * time.Millisecond}, KilledIdle},
 		{"absolute cap", fakeProgram{hang: true}, RunRequest{WallLimit: 50 * time.Millisecond}, KilledWallLimit},
-		{"caller's stop", fakeProgram{hang: true}, RunRequest{Stop: stop, StopReason: "enough"}, "enough"},
+		{"caller's stop", fakeProgram{hang: true}, RunRequest{Stop: stop}, KilledByCaller},
 	}
 	close(stop)
 	for _, c := range cases {
@@ -425,7 +425,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s, run %d: %v", name, i, err)
 				}
-				if res.Verdict != AC || res.Killed != "" || res.Signal != "" || out.String() != "42\n" || res.OutputBytes != 3 || res.Wall >= c.lag {
+				if res.Verdict != AC || res.Killed != NotKilled || res.Signal != "" || out.String() != "42\n" || res.OutputBytes != 3 || res.Wall >= c.lag {
 					t.Errorf("%s, run %d: verdict %s (%s), killed %q, signal %q, output %q (%d bytes), wall %v; want AC, not killed, 42, within %v",
 						name, i, res.Verdict, res.VerdictNote, res.Killed, res.Signal, out.String(), res.OutputBytes, res.Wall, c.lag)
 				}
@@ -454,7 +454,7 @@ func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != AC || res.Killed != "" || res.Signal != "" || out.String() != "42\n" {
+	if res.Verdict != AC || res.Killed != NotKilled || res.Signal != "" || out.String() != "42\n" {
 		t.Errorf("verdict %s (%s), killed %q, signal %q, output %q; want AC, not killed", res.Verdict, res.VerdictNote, res.Killed, res.Signal, out.String())
 	}
 	if s := rt.state(); len(s.kills) != 1 {

@@ -23,8 +23,6 @@ import (
 // Build limits besides the language's own time and memory.
 const (
 	buildOutputKeep  = 64 << 10 // compiler output kept for a CE
-	buildOutputLimit = 4 << 20  // past it the build is stopped
-	buildPids        = 128      // gcc runs cc1, as, collect2, ld
 	maxArtefactBytes = 256 << 20
 )
 
@@ -93,21 +91,16 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 		res.OK = true
 		return res, writeFiles(dir, files)
 	}
-	timeLimit, memory := l.BuildLimits()
 	out := &headBuffer{keep: buildOutputKeep}
 	req := RunRequest{
-		Image:       l.BuildImage,
-		Command:     append(append([]string{}, mergeStderr...), l.Compile...),
-		Env:         l.Env,
-		Output:      out,
-		OutputLimit: buildOutputLimit,
-		MemoryBytes: memory,
-		Pids:        buildPids,
-		CPULimit:    timeLimit,
-		WallLimit:   3*timeLimit + 10*time.Second,
-		Writable:    true,
-		WorkDir:     lang.BuildDir,
+		Image:    l.BuildImage,
+		Command:  append(append([]string{}, mergeStderr...), l.Compile...),
+		Env:      l.Env,
+		Output:   out,
+		Writable: true,
+		WorkDir:  lang.BuildDir,
 	}
+	buildLimits(l).Set(&req)
 	ran, err := run(ctx, req, Files{In: files, Out: l.Artefacts, OutDir: dir, TmpDir: tmpDir})
 	if err != nil {
 		return res, fmt.Errorf("build: %w", err)
@@ -123,8 +116,8 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 // missing names it).
 func buildNote(run RunResult, l lang.Language, dir string) (note, missing string) {
 	switch {
-	case run.Killed != "":
-		return "compilation stopped: " + run.Killed + " (" + run.KilledNote + ")", ""
+	case run.Killed != NotKilled:
+		return "compilation stopped: " + run.Killed.String() + " (" + run.KilledNote + ")", ""
 	case run.Measure.MemoryExceeded:
 		return "compilation hit its memory limit", ""
 	case run.Signal != "":

@@ -28,7 +28,7 @@ func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
 		{"compile error", fakeProgram{stdout: []byte("main.c:1: error: expected ';'\n"), exit: 1}, false, "exited with code 1"},
 		{"no artefact", fakeProgram{}, false, "the build made no main"},
 		{"killed", fakeProgram{oomKill: true}, false, "memory limit"},
-		{"stopped", fakeProgram{stdout: make([]byte, 5<<20), hang: true}, false, "compilation stopped: " + KilledOutputLimit},
+		{"stopped", fakeProgram{stdout: make([]byte, 5<<20), hang: true}, false, "compilation stopped: " + KilledOutputLimit.String()},
 	}
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))

@@ -8,24 +8,6 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 )
 
-// Deadlines are what ends a run early, each counted from the go. The
-// processor ceiling and the absolute cap stop a program that would run for
-// ever; no progress stops one that sleeps. A zero field is no deadline.
-type Deadlines struct {
-	CPU  time.Duration // processor ceiling: the parent cgroup's CPU since the go
-	Idle time.Duration // no progress: elapsed time with neither CPU nor CPU pressure growing
-	Wall time.Duration // absolute cap: elapsed time
-}
-
-// DeadlinesFor is the judge's policy for a test whose time limit is l (the
-// problem's plus the language's extra time): processor ceiling l + 2 s, no
-// progress 4l + 4 s, absolute cap 5(l + 2 s). The margins absorb the
-// container's own work after the go and a busy host; the verdict is still
-// decided on the program's own time against l (verdict.go).
-func DeadlinesFor(l time.Duration) Deadlines {
-	return Deadlines{CPU: l + 2*time.Second, Idle: 4*l + 4*time.Second, Wall: 5 * (l + 2*time.Second)}
-}
-
 // watchInterval is how often the deadlines read the run's cgroup. A tenth
 // of a second is small beside any time limit and costs two file reads.
 const watchInterval = 100 * time.Millisecond
@@ -40,7 +22,7 @@ type deadlines struct {
 	cpu, idle time.Duration
 }
 
-func (d deadlines) watch(ctx context.Context, stop func(reason, note string)) {
+func (d deadlines) watch(ctx context.Context, stop func(reason KillReason, note string)) {
 	tick := time.NewTicker(watchInterval)
 	defer tick.Stop()
 	lastCPU, lastWait := time.Duration(-1), time.Duration(-1)

@@ -25,8 +25,9 @@ func parentDir(t *testing.T, usage time.Duration, pressure bool) string {
 }
 
 type stopped struct {
-	reason, note string
-	at           time.Time
+	reason KillReason
+	note   string
+	at     time.Time
 }
 
 // watchIn runs the deadlines on dir until they stop the run or ctx ends;
@@ -35,7 +36,7 @@ func watchIn(ctx context.Context, d deadlines) <-chan stopped {
 	ch := make(chan stopped, 1)
 	go func() {
 		defer close(ch)
-		d.watch(ctx, func(reason, note string) { ch <- stopped{reason, note, time.Now()} })
+		d.watch(ctx, func(reason KillReason, note string) { ch <- stopped{reason, note, time.Now()} })
 	}()
 	return ch
 }

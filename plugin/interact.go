@@ -25,7 +25,6 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	tr := TestResult{Name: t.Name, Sample: t.Sample}
 	toInter, fromSol := io.Pipe()
 	toSol, fromInter := io.Pipe()
-	d := DeadlinesFor(limit)
 	sol := RunRequest{
 		Image:       req.Lang.RunImage,
 		Command:     req.Lang.Run,
@@ -33,14 +32,9 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		StdinStream: toSol,
 		Output:      fromSol,
 		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
-		OutputLimit: req.Problem.OutputBytes,
-		MemoryBytes: req.Problem.MemoryBytes,
-		CPUs:        1,
 		CPUSet:      cpuset,
-		CPULimit:    d.CPU,
-		IdleLimit:   d.Idle,
-		WallLimit:   d.Wall,
 	}
+	testLimits(req.Problem, limit).Set(&sol)
 	it := RunRequest{
 		Image:       inter.lang.RunImage,
 		Command:     append(append([]string{}, inter.lang.Run...), checkInput, interactorOutput),
@@ -50,12 +44,9 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 			{Source: inter.dir, Destination: lang.ArtefactDir},
 			{Source: t.Input, Destination: checkInput},
 		},
-		OutputLimit: req.Problem.OutputBytes,
-		MemoryBytes: checkerMemory,
-		CPUSet:      cpuset, // the slot's core: the pair takes turns on it
-		CPULimit:    checkerTime,
-		WallLimit:   d.Wall + checkerTime,
+		CPUSet: cpuset, // the slot's core: the pair takes turns on it
 	}
+	interactorLimits(req.Problem, limit).Set(&it)
 	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
 	interArmed, interErr := r.armCounted(ctx, it, x.cleanups)
 	drop := func() {
@@ -92,8 +83,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 
 // interactiveVerdict decides an interactive test from its two runs.
 func interactiveVerdict(tr TestResult, sol testOutcome, interRes RunResult, interErr error) TestResult {
-	tr.Run, tr.Time, tr.Peak = sol.res, sol.res.Measure.Time, sol.res.Measure.Peak
-	tr.Verdict, tr.Note = decideVerdict(sol)
+	tr = judgeTest(tr, sol)
 	if tr.Verdict != AC {
 		return tr
 	}

@@ -18,13 +18,6 @@ import (
 	"github.com/podjail/podjail/plugin/problem"
 )
 
-// Checker limits: a checker is trusted to be quick, not to be correct.
-const (
-	checkerTime   = 10 * time.Second
-	checkerMemory = 512 << 20
-	checkerOutput = 64 << 10
-)
-
 // Where a checker finds its files (read-only binds).
 const (
 	checkInput  = "/run/podjail/check/input"
@@ -150,7 +143,7 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		out.Verdict, out.Note = CE, out.Build.Note
 		return out, nil
 	}
-	limit := p.TimeLimit + req.Lang.ExtraTime
+	limit := TestTimeLimit(p, req.Lang)
 	out.TimeLimit, out.MemoryLimit = limit, r.memoryLimit(p.MemoryBytes)
 	slots, cpusets, err := r.slots(req.Parallel)
 	if err != nil {
@@ -221,21 +214,15 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		tr.Verdict, tr.Note = v, note
 		return &pending{judge: func(context.Context) TestResult { return tr }, drop: func() {}}
 	}
-	d := DeadlinesFor(t.limit)
 	run := RunRequest{
-		CPULimit:    d.CPU,
-		IdleLimit:   d.Idle,
-		WallLimit:   d.Wall,
-		Image:       t.req.Lang.RunImage,
-		Command:     t.req.Lang.Run,
-		Env:         t.req.Lang.Env,
-		InputFile:   t.test.Input,
-		Binds:       []bindings.Bind{{Source: t.artefacts, Destination: lang.ArtefactDir}},
-		OutputLimit: t.req.Problem.OutputBytes,
-		MemoryBytes: t.req.Problem.MemoryBytes,
-		CPUs:        1,
-		CPUSet:      t.cpuset,
+		Image:     t.req.Lang.RunImage,
+		Command:   t.req.Lang.Run,
+		Env:       t.req.Lang.Env,
+		InputFile: t.test.Input,
+		Binds:     []bindings.Bind{{Source: t.artefacts, Destination: lang.ArtefactDir}},
+		CPUSet:    t.cpuset,
 	}
+	testLimits(t.req.Problem, t.limit).Set(&run)
 	var closers []io.Closer
 	closeAll := func() {
 		for _, c := range closers {
@@ -255,7 +242,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		}
 		closers = append(closers, ans)
 		cmp = compare.New(spec, ans)
-		run.Output, run.Stop, run.StopReason = cmp, cmp.Differs(), StopWrongAnswer
+		run.Output, run.Stop = cmp, cmp.Differs()
 	} else {
 		outPath = filepath.Join(t.tmp, fmt.Sprintf("output-%d", t.index))
 		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
@@ -281,8 +268,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		if cmp != nil {
 			o.matched, o.diff = cmp.Close()
 		}
-		tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
-		tr.Verdict, tr.Note = decideVerdict(o)
+		tr = judgeTest(tr, o)
 		if tr.Verdict != AC || t.chk == nil {
 			if checker != nil {
 				checker.Discard(context.WithoutCancel(ctx))
@@ -390,19 +376,16 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 // (cpuset), after the program, so that it never disturbs another slot.
 func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer, cpuset string) RunRequest {
 	run := RunRequest{
-		Image:       c.lang.RunImage,
-		Output:      msg,
-		OutputLimit: 1 << 20,
-		MemoryBytes: checkerMemory,
-		CPUSet:      cpuset,
-		CPULimit:    checkerTime,
-		WallLimit:   3 * checkerTime,
+		Image:  c.lang.RunImage,
+		Output: msg,
+		CPUSet: cpuset,
 		Binds: []bindings.Bind{
 			{Source: c.dir, Destination: lang.ArtefactDir},
 			{Source: t.Input, Destination: checkInput},
 			{Source: t.Answer, Destination: checkAnswer},
 		},
 	}
+	checkerLimits().Set(&run)
 	cmd := append(append([]string{}, mergeStderr...), c.lang.Run...)
 	if p.Format == problem.FormatKattis {
 		run.Command = append(cmd, checkInput, checkAnswer, "/tmp")
@@ -449,20 +432,11 @@ func helperFailed(what string, res RunResult, err error) (Verdict, string, bool)
 	if err != nil {
 		return IE, what + " run: " + err.Error(), true
 	}
-	var why []string
-	if res.Killed != "" {
-		why = append(why, res.Killed)
-	}
-	if res.Measure.MemoryExceeded {
-		why = append(why, "memory limit exceeded")
-	}
-	if res.Signal != "" {
-		why = append(why, "killed by "+res.Signal)
-	}
-	if len(why) == 0 {
+	why := stopNotes(res)
+	if why == "" {
 		return "", "", false
 	}
-	return CF, "the " + what + " failed: " + strings.Join(why, ", "), true
+	return CF, "the " + what + " failed: " + why, true
 }
 
 // testlibVerdict reads testlib's exit codes 0 AC, 1 WA, 2 PE.

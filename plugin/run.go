@@ -1,7 +1,6 @@
 package plugin
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -21,14 +20,6 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/policy"
 	"github.com/podjail/podjail/shim"
-)
-
-// Defaults of a RunRequest's zero-valued limits.
-const (
-	DefaultOutputLimit = 64 << 20
-	DefaultMemory      = 256 << 20
-	DefaultPids        = 64
-	DefaultCPUs        = 1.0
 )
 
 // cleanupTimeout bounds removing a container after the run's context ended.
@@ -89,10 +80,9 @@ type RunRequest struct {
 	// processor time did not grow while cpu.pressure shows it was not
 	// waiting for a processor either. Zero value: no limit. Needs Cgroups.
 	IdleLimit time.Duration
-	// Stop, once closed, stops the run with StopReason (a comparator's
+	// Stop, once closed, stops the run (KilledByCaller: a comparator's
 	// first difference). Zero value: never.
-	Stop       <-chan struct{}
-	StopReason string
+	Stop <-chan struct{}
 
 	// FileSizeBytes is the largest file the program may write
 	// (RLIMIT_FSIZE: past it, SIGXFSZ). Zero value: the size of its
@@ -158,10 +148,10 @@ type RunResult struct {
 	Syscall        string `json:"syscall,omitempty"`
 	SyscallName    string `json:"syscall_name,omitempty"`
 	SyscallUnknown string `json:"syscall_unknown,omitempty"`
-	// Killed says podjail stopped the run, and why (one of the Killed*
-	// reasons or the request's StopReason); KilledNote gives the figures.
-	Killed     string `json:"killed,omitempty"`
-	KilledNote string `json:"killed_note,omitempty"`
+	// Killed says podjail stopped the run, and why; KilledNote gives the
+	// figures. Status() classifies the whole end.
+	Killed     KillReason `json:"killed,omitempty"`
+	KilledNote string     `json:"killed_note,omitempty"`
 	// OutputBytes is how many stdout bytes the program wrote (counted past
 	// the cap until it was stopped).
 	OutputBytes int64 `json:"output_bytes"`
@@ -195,14 +185,6 @@ type RunResult struct {
 	Verdict     Verdict `json:"verdict,omitempty"`
 	VerdictNote string  `json:"verdict_note,omitempty"`
 }
-
-// Reasons for Killed.
-const (
-	KilledOutputLimit = "output limit exceeded"
-	KilledWallLimit   = "wall time limit exceeded"
-	KilledCPULimit    = "processor time limit exceeded"
-	KilledIdle        = "no progress"
-)
 
 // RequestError says a request cannot be run as given; nothing was created.
 type RequestError struct {
@@ -263,55 +245,16 @@ func (r *RunRequest) Check() error {
 			return &RequestError{"stderr", fmt.Errorf("%s must be an existing regular file (%v)", abs, err)}
 		}
 	}
-	if r.TimeLimit > 0 {
-		d := DeadlinesFor(r.TimeLimit)
-		r.CPULimit = cmp.Or(r.CPULimit, d.CPU)
-		r.IdleLimit = cmp.Or(r.IdleLimit, d.Idle)
-		r.WallLimit = cmp.Or(r.WallLimit, d.Wall)
-	}
-	if r.OutputLimit == 0 {
-		r.OutputLimit = DefaultOutputLimit
-	}
-	if r.MemoryBytes == 0 {
-		r.MemoryBytes = DefaultMemory
-	}
-	if r.Pids == 0 {
-		r.Pids = DefaultPids
-	}
-	if r.CPUs == 0 {
-		r.CPUs = DefaultCPUs
-	}
+	defaultLimits(r)
 	if r.Output == nil {
 		r.Output = io.Discard
 	}
 	return nil
 }
 
-// Room the container gets above the program's own limits, for the shim
-// (a static Go binary: a few MiB, a handful of threads) and its probe.
-const (
-	shimMemoryHeadroom = 32 << 20
-	shimPidsHeadroom   = 16
-)
-
-// The largest memory and pids a run may ask for: a pebibyte, and the
-// kernel's largest pid_max.
-const (
-	maxMemoryBytes = 1 << 50
-	maxPids        = 1 << 22
-)
-
 // stderrKeep is how much of the end of a shimmed container's stderr is
 // kept: the report is the last line.
 const stderrKeep = 64 << 10
-
-// memoryLimit is the memory a run asking for b gets: b, or the ceiling.
-func (r *Runner) memoryLimit(b int64) int64 {
-	if r.MemoryCeiling > 0 && b > r.MemoryCeiling {
-		return r.MemoryCeiling
-	}
-	return b
-}
 
 // Runner runs programs in containers.
 type Runner struct {
@@ -403,11 +346,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		WorkDir:        req.WorkDir,
 		SeccompProfile: r.Seccomp,
 	}
-	// Judged runs get podjail's rlimits; a build keeps the image's, a
-	// compiler writes files larger than the scratch space.
-	if !req.Writable {
-		spec.Rlimits = policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, spec.Profile.ScratchBytes), req.StackBytes)
-	}
+	spec.Rlimits = rlimits(req, spec.Profile.ScratchBytes)
 	if r.Shim == "" {
 		if req.StderrFile != "" || req.StderrToStdout {
 			return spec, nil, &RequestError{"stderr", errors.New("the program's stderr is given only with podjail-shim")}
@@ -487,7 +426,7 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 	switch {
 	case rep != nil && rep.Error != "":
 		return &ShimError{Step: string(rep.Step), Err: rep.Error}
-	case res.Shimmed && rep == nil && res.Killed == "":
+	case res.Shimmed && rep == nil && res.Killed == NotKilled:
 		// Either end may be at fault: the shim killed before it reported,
 		// or the Podman service cutting the stream (restarted or crashed
 		// while the program ran on). Neither is the program's.

@@ -6,41 +6,31 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/plugin/compare"
+	"github.com/podjail/podjail/plugin/verdict"
 )
 
-// Verdict is the judgement of one test or one job.
-type Verdict string
+// Verdict is the leaf package's (plugin/verdict), aliased here so that
+// plugin's callers (cmd/podjail, the service) keep compiling unchanged.
+type Verdict = verdict.Verdict
 
-// Verdicts. IE and CF are never the submission's fault.
+// Verdicts, the leaf package's.
 const (
-	AC  Verdict = "AC"  // accepted
-	WA  Verdict = "WA"  // wrong answer
-	PE  Verdict = "PE"  // presentation error (a checker says so)
-	PA  Verdict = "PA"  // partially accepted (a checker gives points)
-	TLE Verdict = "TLE" // time limit exceeded (which deadline in the note)
-	MLE Verdict = "MLE" // memory limit exceeded
-	OLE Verdict = "OLE" // output limit exceeded
-	RTE Verdict = "RTE" // runtime error: non-zero exit code or a signal
-	RFE Verdict = "RFE" // restricted function: a syscall the policy kills
-	CE  Verdict = "CE"  // compilation error
-	IE  Verdict = "IE"  // internal error: the run never started, the runtime or host failed
-	CF  Verdict = "CF"  // checker (or interactor) failed or hit a limit
+	AC  = verdict.AC
+	WA  = verdict.WA
+	PE  = verdict.PE
+	PA  = verdict.PA
+	TLE = verdict.TLE
+	MLE = verdict.MLE
+	OLE = verdict.OLE
+	RTE = verdict.RTE
+	RFE = verdict.RFE
+	CE  = verdict.CE
+	IE  = verdict.IE
+	CF  = verdict.CF
 )
 
-// severity orders verdicts for a job: the job's verdict is its worst
-// test's. Failures of ours come first (they void the judgement), then the
-// submission's, hardest first: a limit verdict says more than the wrong
-// answer that usually follows it.
-var severity = map[Verdict]int{
-	IE: 11, CF: 10, CE: 9, RFE: 8, MLE: 7, TLE: 6, OLE: 5, RTE: 4, WA: 3, PE: 2, PA: 1, AC: 0,
-}
-
-// Worse reports whether a is a worse verdict than b.
-func Worse(a, b Verdict) bool { return severity[a] > severity[b] }
-
-// StopWrongAnswer is the StopReason of a run stopped at its first
-// difference from the answer.
-const StopWrongAnswer = "wrong answer"
+// Worse reports whether a is a worse verdict than b (verdict.Worse).
+func Worse(a, b Verdict) bool { return verdict.Worse(a, b) }
 
 // testOutcome is what a test's verdict is decided from.
 type testOutcome struct {
@@ -52,6 +42,27 @@ type testOutcome struct {
 	// memoryExit is the exit code by which the language's runtime says it
 	// ran out of memory; 0 none.
 	memoryExit int
+}
+
+// judgeTest is the one caller of decideVerdict: tr judged on o, with the
+// run and the figures the verdict was decided on (a verdict always carries
+// them). A batch test, an interactive test's solution and a run with a
+// time limit (runVerdict) are all judged here.
+func judgeTest(tr TestResult, o testOutcome) TestResult {
+	tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
+	tr.Verdict, tr.Note = decideVerdict(o)
+	return tr
+}
+
+// runVerdict judges one run of req against its TimeLimit and limits, the
+// answer aside (AC: it ran within them): the verdict of the fronts'
+// runs. Empty without a TimeLimit.
+func runVerdict(req RunRequest, res RunResult) (Verdict, string) {
+	if req.TimeLimit <= 0 {
+		return "", ""
+	}
+	tr := judgeTest(TestResult{}, testOutcome{res: res, limit: req.TimeLimit, matched: true, memoryExit: req.MemoryExitCode})
+	return tr.Verdict, tr.Note
 }
 
 // decideVerdict applies the rules, in order: a failure of ours is IE; a
@@ -68,39 +79,36 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		}
 		return IE, o.err.Error()
 	}
-	switch r.Killed {
-	case KilledCPULimit, KilledIdle, KilledWallLimit:
-		if m.Time <= 0 {
-			// The go never reached the shim: most likely the stream to the
-			// Podman service was cut (the service restarted or failed).
-			return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
-		}
+	switch st := r.Status(); st {
+	case StatusNeverStarted:
+		// The go never reached the shim: most likely the stream to the
+		// Podman service was cut (the service restarted or failed).
+		return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
+	case StatusTime:
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
-	}
-	if m.MemoryExceeded {
+	case StatusMemory:
 		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
-	}
-	// A runtime with a heap of its own (a JVM) stops at its heap's limit,
-	// below the cgroup's, and says so only by its exit code.
-	if o.memoryExit != 0 && r.Killed == "" && r.Signal == "" && int(r.ExitCode) == o.memoryExit {
-		return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
-	}
-	if r.Killed == KilledOutputLimit {
-		return OLE, r.KilledNote
-	}
-	if r.Killed != StopWrongAnswer {
-		if r.Signal == "SIGSYS" {
-			if r.Syscall != "" {
-				return RFE, "killed by SIGSYS: " + r.Syscall + ", which the policy refuses"
-			}
-			return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
-		}
-		if r.Signal != "" {
-			return RTE, "killed by " + r.Signal
+	case StatusExited:
+		// A runtime with a heap of its own (a JVM) stops at its heap's
+		// limit, below the cgroup's, and says so only by its exit code.
+		if o.memoryExit != 0 && int(r.ExitCode) == o.memoryExit {
+			return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
 		}
 		if r.ExitCode != 0 {
 			return RTE, fmt.Sprintf("exit code %d", r.ExitCode)
 		}
+	case StatusOutput:
+		return OLE, r.KilledNote
+	case StatusSyscall:
+		if r.Syscall != "" {
+			return RFE, "killed by SIGSYS: " + r.Syscall + ", which the policy refuses"
+		}
+		return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
+	case StatusSignalled:
+		return RTE, "killed by " + r.Signal
+	case StatusStopped:
+		// Stopped at the answer's first difference: the signal and exit
+		// code are podjail's stop, the answer decides.
 	}
 	if m.Time > o.limit {
 		return TLE, fmt.Sprintf("time %.3f s over the limit %.3f s", m.Time.Seconds(), o.limit.Seconds())
@@ -114,7 +122,7 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	return AC, ""
 }
 
-func deadlineName(killed string) string {
+func deadlineName(killed KillReason) string {
 	switch killed {
 	case KilledCPULimit:
 		return "processor ceiling"

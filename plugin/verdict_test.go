@@ -37,7 +37,7 @@ func TestDecideVerdict(t *testing.T) {
 		{"other exit code with a memory code", testOutcome{res: RunResult{ExitCode: 1, Measure: ran}, limit: time.Second, memoryExit: 3}, RTE, "exit code 1"},
 		{"memory code after a deadline", testOutcome{res: RunResult{Killed: KilledCPULimit, ExitCode: 3, Measure: Measure{Time: 3 * time.Second}}, limit: time.Second, memoryExit: 3}, TLE, "processor ceiling"},
 		{"slow but finished", testOutcome{res: RunResult{Measure: Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},
-		{"stopped at first difference", testOutcome{res: RunResult{Killed: StopWrongAnswer, Signal: "SIGKILL", Measure: ran}, limit: time.Second, diff: diff}, WA, `expected "42"`},
+		{"stopped at first difference", testOutcome{res: RunResult{Killed: KilledByCaller, Signal: "SIGKILL", Measure: ran}, limit: time.Second, diff: diff}, WA, `expected "42"`},
 		{"differs at the end", testOutcome{res: RunResult{Measure: ran}, limit: time.Second, diff: diff}, WA, "line 1"},
 	}
 	for _, c := range cases {

@@ -256,7 +256,7 @@ func TestRunWithoutInputHasEmptyStdin(t *testing.T) {
 func TestRunReportsExitCode(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, _ := runJSON(t, env, nil, "exit", "3")
-	if res.ExitCode != 3 || res.Signal != "" || res.Killed != "" {
+	if res.ExitCode != 3 || res.Signal != "" || res.Killed != plugin.NotKilled {
 		t.Fatalf("got exit %d signal %q killed %q, want exit 3 only", res.ExitCode, res.Signal, res.Killed)
 	}
 }

@@ -27,10 +27,6 @@ import (
 // root, podjail from this image. PODJAIL_ISOLATE_IMAGE overrides it.
 const isolateDefaultImage = "localhost/podjail-gcc:latest"
 
-// isolateUnlimitedPids stands for -p without a number, isolate's
-// "unlimited": podjail keeps a ceiling all the same, a fork bomb's bound.
-const isolateUnlimitedPids = 4096
-
 // isolateCommand does what CMS and Judge0 ask of isolate (see
 // docs/isolate.md): --init makes the box directory, each --run runs in a
 // fresh container with the box mounted read-write at /box, --cleanup
@@ -282,7 +278,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		WorkDir: cwd,
 		Output:  stdout,
 	}
-	isolateLimits(cmd, &run)
+	plugin.IsolateLimits(cmd).Set(&run)
 	run.Env = isolate.ProgramEnv(cmd.Env, cmd.FullEnv, os.Environ())
 	switch {
 	case cmd.Stdin != "":
@@ -376,43 +372,13 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 }
 
 // isolateMeta says in isolate's terms how the run ended.
-// isolateLimits sets run's limits from isolate's options: -t, -x, -w,
-// -p, -f, --cg-mem or -m, and -k.
-func isolateLimits(cmd isolate.Command, run *plugin.RunRequest) {
-	run.TimeLimit, run.WallLimit, run.Pids = cmd.Time, cmd.WallTime, int64(cmd.Processes)
-	if cmd.Processes == 0 {
-		run.Pids = isolateUnlimitedPids
-	}
-	// isolate kills at -t, or -x later: so does the processor ceiling,
-	// counted from the go on the run's cgroup (podjail's 2 s margin is
-	// for judges, not for a caller that reads the time back, as CMS does).
-	if cmd.Time > 0 {
-		run.CPULimit = cmd.Time + cmd.ExtraTime
-	}
-	if run.TimeLimit <= 0 {
-		run.TimeLimit = cmd.WallTime
-	}
-	if cmd.FsizeKiB > 0 {
-		run.FileSizeBytes = int64(cmd.FsizeKiB) << 10 // CMS gives 1 GiB, Judge0 1-10 MiB
-	}
-	switch {
-	case cmd.CGMemKiB > 0:
-		run.MemoryBytes = int64(cmd.CGMemKiB) << 10
-	case cmd.MemKiB > 0:
-		run.MemoryBytes = int64(cmd.MemKiB) << 10
-	}
-	// isolate's RLIMIT_STACK; podjail's own rlimits cap it at the memory
-	// limit. -k 0 (isolate: unlimited) leaves the stack = memory limit.
-	run.StackBytes = int64(cmd.StackKiB) << 10
-}
-
 func isolateMeta(cmd isolate.Command, res plugin.RunResult) isolate.Meta {
 	m := res.Measure
 	s := isolate.Stats{Time: m.Time, WallTime: res.Wall, MaxRSSKiB: max(m.Peak, 0) >> 10, CG: cmd.CG,
 		CgMemKiB: max(m.Peak, 0) >> 10, CgOOMKilled: m.MemoryExceeded}
 	switch {
 	case res.Verdict == plugin.TLE:
-		return isolate.TimedOut(s, res.Killed == plugin.KilledWallLimit, res.Killed != "")
+		return isolate.TimedOut(s, res.Killed == plugin.KilledWallLimit, res.Killed != plugin.NotKilled)
 	case res.Signal != "":
 		return isolate.Signaled(s, int(unix.SignalNum(res.Signal)))
 	}

@@ -84,9 +84,7 @@ func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Languag
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
-	if req.TimeLimitMs != nil {
-		l.BuildTimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
-	}
+	l = plugin.OmegajailBuildLanguage(req, l)
 	build := func(ctx context.Context, run plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
 		return frontRun(ctx, run, f, log)
 	}
@@ -220,27 +218,12 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string,
 		WorkDir:        omegajailHome,
 		Env:            append(slices.Clone(l.Env), "HOME="+omegajailHome),
 		MemoryExitCode: l.MemoryExitCode,
-		WallLimit:      req.WallTimeLimit(), // from the go: the container's start is not counted
-		// -t as it is: no language's extra time (podjail's table gives
-		// Java 1 s), since omegajail adds none. (quark adds 1000 to a
-		// Java time limit, but in nanoseconds, and sends it in whole ms.)
 		// The processes omegajail's policy for the language refuses.
 		Tasks: omegajail.RunTasks(req.Language),
 	}
+	plugin.OmegajailLimits(req).Set(&run)
 	if req.Stdin != "" && req.Stdin != "-" {
 		run.InputFile = req.Stdin
-	}
-	if req.TimeLimitMs != nil {
-		run.TimeLimit = time.Duration(*req.TimeLimitMs) * time.Millisecond
-	}
-	if run.TimeLimit == 0 {
-		run.TimeLimit = req.WallTimeLimit()
-	}
-	if req.MemoryLimit != nil {
-		run.MemoryBytes = int64(*req.MemoryLimit)
-	}
-	if req.OutputLimit != nil {
-		run.OutputLimit = int64(*req.OutputLimit)
 	}
 	// libinteractive's pipes: read-only mounts, which still let the
 	// program open a named pipe for writing.

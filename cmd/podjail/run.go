@@ -257,7 +257,7 @@ func isBadInput(err error) bool {
 
 func printRunReport(w io.Writer, r plugin.RunResult, verbose bool) {
 	switch {
-	case r.Killed != "":
+	case r.Killed != plugin.NotKilled:
 		fmt.Fprintf(w, "killed: %s\n", r.Killed)
 	case r.Signal != "":
 		fmt.Fprintf(w, "ended by signal %s (exit code %d)\n", r.Signal, r.ExitCode)

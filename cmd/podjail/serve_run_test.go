@@ -42,7 +42,7 @@ func TestServeRunsLikeInProcess(t *testing.T) {
 			}
 		}},
 		{"exit 3", nil, []string{testProgram, "exit", "3"}, func(t *testing.T, r plugin.RunResult, _ []byte) {
-			if r.ExitCode != 3 || r.Signal != "" || r.Killed != "" {
+			if r.ExitCode != 3 || r.Signal != "" || r.Killed != plugin.NotKilled {
 				t.Errorf("exit %d signal %q killed %q, want exit 3", r.ExitCode, r.Signal, r.Killed)
 			}
 		}},

@@ -173,7 +173,8 @@ func (c *Client) Judge(ctx context.Context, req JudgeRequest, progress func(Test
 }
 
 func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error) {
-	if err := req.check(); err != nil {
+	preq, err := execRequestPB(req)
+	if err != nil {
 		return ExecResult{}, clientInvalid(err.Error())
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -182,7 +183,7 @@ func (c *Client) Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (E
 	if err != nil {
 		return ExecResult{}, fromStatus(err)
 	}
-	if err := stream.Send(&pb.ExecInput{Input: &pb.ExecInput_Request{Request: execRequestPB(req)}}); err != nil {
+	if err := stream.Send(&pb.ExecInput{Input: &pb.ExecInput_Request{Request: preq}}); err != nil {
 		return ExecResult{}, fromStatus(recvError(stream, err))
 	}
 	if req.Stdin != nil {

@@ -1,13 +1,18 @@
 package sandbox
 
 import (
+	"fmt"
 	"maps"
+	"path"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
+	"github.com/podjail/podjail/plugin/verdict"
+	"github.com/podjail/podjail/shim"
 )
 
 // Conversions between the Go types and the messages, one pair a type.
@@ -28,9 +33,7 @@ var verdictFromPB = func() map[pb.Verdict]Verdict {
 }()
 
 // Verdicts lists every verdict, in the order of the enum.
-func Verdicts() []Verdict {
-	return []Verdict{AC, WA, PE, PA, TLE, MLE, OLE, RTE, RFE, CE, IE, CF}
-}
+func Verdicts() []Verdict { return verdict.All() }
 
 func verdictPB(v Verdict) pb.Verdict { return verdictToPB[v] } // unknown: UNSPECIFIED
 
@@ -207,8 +210,12 @@ func execResultGo(p *pb.ExecResult) ExecResult {
 }
 
 // execRequestPB is what the client sends of req: everything but the
-// readers and writers, which travel as stream messages.
-func execRequestPB(req ExecRequest) *pb.ExecRequest {
+// readers and writers, which travel as stream messages. A request no run
+// could do is refused here, before anything is sent.
+func execRequestPB(req ExecRequest) (*pb.ExecRequest, error) {
+	if err := req.check(); err != nil {
+		return nil, err
+	}
 	p := &pb.ExecRequest{Image: req.Image, Command: req.Command, InputPath: req.InputPath,
 		Limits: limitsPB(req.Limits), Pids: req.Pids, Cpus: req.CPUs, WorkDir: req.WorkDir, Env: req.Env,
 		CpuLimit: dur(req.CPULimit), FileSizeBytes: req.FileSize, StackBytes: req.Stack, MemoryExitCode: int32(req.MemoryExitCode),
@@ -233,12 +240,13 @@ func execRequestPB(req ExecRequest) *pb.ExecRequest {
 	case req.Stderr != nil:
 		p.Stderr = pb.StderrTo_STDERR_TO_CALLER
 	}
-	return p
+	return p, nil
 }
 
-// execRequestGo is the server's reading of p; the server fills in Stdin
-// and Stderr from the stream.
-func execRequestGo(p *pb.ExecRequest) ExecRequest {
+// execRequestGo is the server's reading of p, refused if no run could do
+// it (the same check as the client's: the server trusts no client); the
+// server fills in Stdin and Stderr from the stream.
+func execRequestGo(p *pb.ExecRequest) (ExecRequest, error) {
 	x := ExecRequest{Image: p.GetImage(), Command: p.GetCommand(), InputPath: p.GetInputPath(),
 		Limits: limitsGo(p.GetLimits()), Pids: p.GetPids(), CPUs: p.GetCpus(), WorkDir: p.GetWorkDir(), Env: p.GetEnv(),
 		CPULimit: goDur(p.GetCpuLimit()), FileSize: p.GetFileSizeBytes(), Stack: p.GetStackBytes(), MemoryExitCode: int(p.GetMemoryExitCode()),
@@ -255,5 +263,47 @@ func execRequestGo(p *pb.ExecRequest) ExecRequest {
 	for _, b := range p.GetBinds() {
 		x.Binds = append(x.Binds, Bind{Source: b.GetSource(), Destination: b.GetDestination(), Writable: b.GetWritable()})
 	}
-	return x
+	return x, x.check()
+}
+
+// check refuses what no run could do.
+func (x ExecRequest) check() error {
+	l := x.Limits
+	switch {
+	case x.Image == "":
+		return invalid("exec: no image")
+	case len(x.Command) == 0:
+		return invalid("exec: no command")
+	case l.Time < 0 || l.Memory < 0 || l.Output < 0 || l.Wall < 0 || x.Pids < 0 || x.CPUs < 0 ||
+		x.CPULimit < 0 || x.FileSize < 0 || x.Stack < 0:
+		return invalid("exec: limits must not be negative")
+	case x.Stdin != nil && x.InputPath != "":
+		return invalid("exec: both an input file and stdin to send")
+	case btoi(x.StderrToStdout)+btoi(x.StderrPath != "")+btoi(x.Stderr != nil) > 1:
+		return invalid("exec: stderr can go to one place only")
+	case len(x.Files) > 0 && (x.Stdin != nil || x.InputPath != ""):
+		return invalid("exec: files to put in and stdin are exclusive (the program's stdin is empty when files are put in)")
+	case (len(x.Files) > 0 || len(x.Collect) > 0) && !path.IsAbs(x.WorkDir):
+		return invalid("exec: files to put in or collect need an absolute work_dir, where they go")
+	case len(x.Files) > MaxFiles || len(x.Collect) > MaxFiles:
+		return invalid(fmt.Sprintf("exec: at most %d files to put in and %d to collect", MaxFiles, MaxFiles))
+	}
+	for _, name := range append(slices.Collect(maps.Keys(x.Files)), x.Collect...) {
+		if err := shim.CheckFileName(name); err != nil {
+			return invalid("exec: files: " + err.Error())
+		}
+	}
+	for _, b := range x.Binds {
+		if !filepath.IsAbs(b.Source) || !filepath.IsAbs(b.Destination) {
+			return invalid(fmt.Sprintf("exec: bind %s:%s: both paths must be absolute", b.Source, b.Destination))
+		}
+	}
+	return nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -9,12 +9,9 @@ import (
 	"io"
 	"maps"
 	"os"
-	"path"
-	"path/filepath"
 	"slices"
 
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
-	"github.com/podjail/podjail/shim"
 )
 
 func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
@@ -31,8 +28,8 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 	if req == nil {
 		return s.fail("exec", invalid("exec: the first message must be the request"))
 	}
-	x := execRequestGo(req)
-	if err := x.check(); err != nil {
+	x, err := execRequestGo(req)
+	if err != nil {
 		return s.fail("exec", err)
 	}
 	if x.InputPath != "" || len(x.Binds) > 0 || x.StderrPath != "" {
@@ -123,13 +120,6 @@ func sendStderr(stream pb.Sandbox_ExecServer, path string) error {
 	return errOut.flush()
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // copyStdin feeds the caller's stdin pieces to w until the caller closes
 // its side; nil then.
 func copyStdin(stream pb.Sandbox_ExecServer, w io.Writer) error {
@@ -183,41 +173,6 @@ func (c *cappedWriter) Write(p []byte) (int, error) {
 	}
 	c.room -= int64(len(p))
 	return c.w.Write(p)
-}
-
-// check refuses what no run could do.
-func (x ExecRequest) check() error {
-	l := x.Limits
-	switch {
-	case x.Image == "":
-		return invalid("exec: no image")
-	case len(x.Command) == 0:
-		return invalid("exec: no command")
-	case l.Time < 0 || l.Memory < 0 || l.Output < 0 || l.Wall < 0 || x.Pids < 0 || x.CPUs < 0 ||
-		x.CPULimit < 0 || x.FileSize < 0 || x.Stack < 0:
-		return invalid("exec: limits must not be negative")
-	case x.Stdin != nil && x.InputPath != "":
-		return invalid("exec: both an input file and stdin to send")
-	case btoi(x.StderrToStdout)+btoi(x.StderrPath != "")+btoi(x.Stderr != nil) > 1:
-		return invalid("exec: stderr can go to one place only")
-	case len(x.Files) > 0 && (x.Stdin != nil || x.InputPath != ""):
-		return invalid("exec: files to put in and stdin are exclusive (the program's stdin is empty when files are put in)")
-	case (len(x.Files) > 0 || len(x.Collect) > 0) && !path.IsAbs(x.WorkDir):
-		return invalid("exec: files to put in or collect need an absolute work_dir, where they go")
-	case len(x.Files) > MaxFiles || len(x.Collect) > MaxFiles:
-		return invalid(fmt.Sprintf("exec: at most %d files to put in and %d to collect", MaxFiles, MaxFiles))
-	}
-	for _, name := range append(slices.Collect(maps.Keys(x.Files)), x.Collect...) {
-		if err := shim.CheckFileName(name); err != nil {
-			return invalid("exec: files: " + err.Error())
-		}
-	}
-	for _, b := range x.Binds {
-		if !filepath.IsAbs(b.Source) || !filepath.IsAbs(b.Destination) {
-			return invalid(fmt.Sprintf("exec: bind %s:%s: both paths must be absolute", b.Source, b.Destination))
-		}
-	}
-	return nil
 }
 
 // streamWriter sends stdout in pieces of up to execChunk bytes, or each

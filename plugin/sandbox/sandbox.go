@@ -4,6 +4,8 @@ import (
 	"context"
 	"io"
 	"time"
+
+	"github.com/podjail/podjail/plugin/verdict"
 )
 
 // Sandbox is what a judge gets from Open: podjail's engine in the plugin
@@ -38,24 +40,25 @@ type Sandbox interface {
 	Exec(ctx context.Context, req ExecRequest, stdout io.Writer) (ExecResult, error)
 }
 
-// Verdict is the judgement of one test or one job. The values are
-// plugin.Verdict's.
-type Verdict string
+// Verdict is the judgement of one test or one job: the type of the leaf
+// package plugin/verdict, aliased so that a judge's code written against
+// sandbox.Verdict keeps compiling (this package is a public client API).
+type Verdict = verdict.Verdict
 
 // Verdicts. IE and CF are never the submission's fault.
 const (
-	AC  Verdict = "AC"  // accepted
-	WA  Verdict = "WA"  // wrong answer
-	PE  Verdict = "PE"  // presentation error (a checker says so)
-	PA  Verdict = "PA"  // partially accepted (a checker gives points)
-	TLE Verdict = "TLE" // time limit exceeded (which deadline in the note)
-	MLE Verdict = "MLE" // memory limit exceeded
-	OLE Verdict = "OLE" // output limit exceeded
-	RTE Verdict = "RTE" // runtime error: non-zero exit code or a signal
-	RFE Verdict = "RFE" // restricted function
-	CE  Verdict = "CE"  // compilation error
-	IE  Verdict = "IE"  // internal error: the run never started, the runtime or host failed
-	CF  Verdict = "CF"  // checker (or interactor) failed or hit a limit
+	AC  = verdict.AC  // accepted
+	WA  = verdict.WA  // wrong answer
+	PE  = verdict.PE  // presentation error (a checker says so)
+	PA  = verdict.PA  // partially accepted (a checker gives points)
+	TLE = verdict.TLE // time limit exceeded (which deadline in the note)
+	MLE = verdict.MLE // memory limit exceeded
+	OLE = verdict.OLE // output limit exceeded
+	RTE = verdict.RTE // runtime error: non-zero exit code or a signal
+	RFE = verdict.RFE // restricted function
+	CE  = verdict.CE  // compilation error
+	IE  = verdict.IE  // internal error: the run never started, the runtime or host failed
+	CF  = verdict.CF  // checker (or interactor) failed or hit a limit
 )
 
 // Reasons a run was stopped (RunResult.Killed); the texts are plugin's

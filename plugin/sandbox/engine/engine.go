@@ -98,7 +98,8 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 
 // run is one run of Run: warm when the engine keeps runs armed (Exec's
 // go through the Runner's RunFiles, warm then too).
-func (e *Engine) run(ctx context.Context, req plugin.RunRequest) (plugin.RunResult, error) {
+func (e *Engine) run(ctx context.Context, req plugin.RunRequest, l plugin.Limits) (plugin.RunResult, error) {
+	l.Set(&req)
 	if e.warm != nil {
 		return e.warm.Run(ctx, req)
 	}
@@ -165,12 +166,7 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		InputFile:      x.InputPath,
 		Binds:          []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
 		Output:         x.Output,
-		OutputLimit:    x.Limits.Output,
-		MemoryBytes:    x.Limits.Memory,
-		CPUs:           1,
-		CPULimit:       x.Limits.Time,
-		WallLimit:      x.Limits.Wall,
-	})
+	}, plugin.HandleLimits(x.Limits.Time, x.Limits.Wall, x.Limits.Memory, x.Limits.Output))
 	if err != nil {
 		return sandbox.RunResult{}, Classify(err)
 	}
@@ -217,7 +213,7 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	return sandbox.ExecResult{Run: RunResult(res), Verdict: sandbox.Verdict(res.Verdict), VerdictNote: res.VerdictNote,
+	return sandbox.ExecResult{Run: RunResult(res), Verdict: res.Verdict, VerdictNote: res.VerdictNote,
 		Container: res.Container, Report: report, Files: collected}, nil
 }
 
@@ -272,21 +268,15 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		StderrFile:     x.StderrPath,
 		StderrToStdout: x.StderrToStdout,
 		Output:         cmp.Or[io.Writer](stdout, io.Discard),
-		OutputLimit:    cmp.Or(x.Limits.Output, plugin.DefaultOutputLimit),
-		MemoryBytes:    cmp.Or(x.Limits.Memory, plugin.DefaultMemory),
-		Pids:           cmp.Or(x.Pids, plugin.DefaultPids),
-		CPUs:           cmp.Or(x.CPUs, plugin.DefaultCPUs),
-		TimeLimit:      x.Limits.Time,
-		WallLimit:      x.Limits.Wall,
-		CPULimit:       x.CPULimit,
-		FileSizeBytes:  x.FileSize,
-		StackBytes:     x.Stack,
 		MemoryExitCode: x.MemoryExitCode,
 		Env:            x.Env,
 		WorkDir:        x.WorkDir,
 		Writable:       x.Writable,
 		Tasks:          x.Tasks,
 	}
+	plugin.Limits{Time: x.Limits.Time, Deadlines: plugin.Deadlines{CPU: x.CPULimit, Wall: x.Limits.Wall},
+		Output: x.Limits.Output, Memory: x.Limits.Memory, Pids: x.Pids, CPUs: x.CPUs,
+		FileSize: x.FileSize, Stack: x.Stack}.WithDefaults().Set(&run)
 	for _, b := range x.Binds {
 		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
 	}
@@ -341,7 +331,7 @@ func RunResult(r plugin.RunResult) sandbox.RunResult {
 	return sandbox.RunResult{
 		ExitCode:       r.ExitCode,
 		Signal:         r.Signal,
-		Killed:         r.Killed,
+		Killed:         r.Killed.String(),
 		KilledNote:     r.KilledNote,
 		Time:           m.Time,
 		Peak:           m.Peak,
@@ -389,13 +379,13 @@ func (e *Engine) Judge(ctx context.Context, req sandbox.JudgeRequest, progress f
 func TestResult(done, total int, t plugin.TestResult) sandbox.TestResult {
 	return sandbox.TestResult{
 		Index: done, Total: total, Name: t.Name, Sample: t.Sample,
-		Verdict: sandbox.Verdict(t.Verdict), Note: t.Note, Time: t.Time, Peak: t.Peak, Points: t.Points,
+		Verdict: t.Verdict, Note: t.Note, Time: t.Time, Peak: t.Peak, Points: t.Points,
 	}
 }
 
 // JudgeResult converts the Runner's judgement of a submission.
 func JudgeResult(r plugin.JudgeResult) sandbox.JudgeResult {
-	out := sandbox.JudgeResult{Verdict: sandbox.Verdict(r.Verdict), Note: r.Note, Build: build(r.Build)}
+	out := sandbox.JudgeResult{Verdict: r.Verdict, Note: r.Note, Build: build(r.Build)}
 	if r.Checker != nil {
 		b := build(*r.Checker)
 		out.Checker = &b

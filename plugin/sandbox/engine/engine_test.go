@@ -128,12 +128,15 @@ func TestConversions(t *testing.T) {
 		t.Errorf("RunResult = %+v\nwant %+v", got, want)
 	}
 	// The Killed texts and verdicts are the Runner's.
-	for _, k := range [][2]string{
+	for _, k := range []struct {
+		p plugin.KillReason
+		s string
+	}{
 		{plugin.KilledOutputLimit, sandbox.KilledOutputLimit}, {plugin.KilledWallLimit, sandbox.KilledWallLimit},
 		{plugin.KilledCPULimit, sandbox.KilledTimeLimit}, {plugin.KilledIdle, sandbox.KilledIdle},
 	} {
-		if k[0] != k[1] {
-			t.Errorf("kill reason %q is %q in sandbox", k[0], k[1])
+		if k.p.String() != k.s {
+			t.Errorf("kill reason %q is %q in sandbox", k.p, k.s)
 		}
 	}
 	for _, v := range sandbox.Verdicts() {
