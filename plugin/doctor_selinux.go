@@ -96,7 +96,7 @@ func moduleCheck(in DoctorInput, enforcing bool) Check {
 	proc, file := "system_u:system_r:container_t:s0", "system_u:object_r:container_ro_file_t:s0"
 	rules := []struct {
 		tcon, class, what string
-		perms           []string
+		perms             []string
 	}{
 		{file, "file", "container_t may enter container_ro_file_t", []string{"entrypoint", "execute", "read"}},
 		{proc, "capability", "container_t keeps setuid, setgid, chown", []string{"setuid", "setgid", "chown"}},
