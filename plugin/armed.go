@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -65,9 +67,9 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	if err := req.Check(); err != nil {
 		return nil, err
 	}
-	req.MemoryBytes = r.memoryLimit(req.MemoryBytes)
+	req.Limits.Memory = r.memoryLimit(req.Limits.Memory)
 	a := &Armed{r: r, req: req, killed: make(chan stopReason, 1), cleaned: make(chan struct{}),
-		res: RunResult{Image: req.Image, OutputLimit: req.OutputLimit, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}}
+		res: RunResult{Image: req.Image, OutputLimit: req.Limits.Output, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}}
 	defer func() {
 		if err != nil {
 			a.cleanup(ctx)
@@ -103,8 +105,8 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if req.Prepare != nil {
-		if err := req.Prepare(ctx, r.Runtime, a.id); err != nil {
+	if len(req.Copy.In) > 0 {
+		if err := r.Runtime.CopyIn(ctx, a.id, "/", sourceTar(req.WorkDir, req.Copy.In)); err != nil {
 			return nil, err
 		}
 	}
@@ -179,8 +181,8 @@ func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
 func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	req := a.req
 	a.stderr = &tailBuffer{keep: stderrKeep}
-	a.out = &cappedWriter{dst: req.Output, limit: req.OutputLimit, exceeded: func() {
-		go a.stop(KilledOutputLimit, outputLimitNote(req.OutputLimit))
+	a.out = &cappedWriter{dst: req.Output, limit: req.Limits.Output, exceeded: func() {
+		go a.stop(KilledOutputLimit, outputLimitNote(req.Limits.Output))
 	}}
 	// The stream outlives Arm's own deadline: it carries the whole run.
 	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
@@ -263,7 +265,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 		// delivered after the report): its stop was not needed, the
 		// verdict is the same.
 		select {
-		case a.killed <- stopReason{KilledOutputLimit, outputLimitNote(req.OutputLimit), a.endedAt}:
+		case a.killed <- stopReason{KilledOutputLimit, outputLimitNote(req.Limits.Output), a.endedAt}:
 		default:
 		}
 	}
@@ -292,10 +294,8 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	if dstErr != nil && !errors.Is(dstErr, io.ErrClosedPipe) {
 		return *res, fmt.Errorf("write program output: %w", dstErr)
 	}
-	if req.Collect != nil {
-		if err := req.Collect(ctx, r.Runtime, a.id); err != nil {
-			return *res, err
-		}
+	if err := a.copyOut(ctx); err != nil {
+		return *res, err
 	}
 	// The container has stopped: nothing of it still runs and charges the
 	// parent (conmon is kept out of it), so its counters are final.
@@ -307,6 +307,19 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	}
 	res.Verdict, res.VerdictNote = runVerdict(req, *res)
 	return *res, nil
+}
+
+// copyOut copies the request's Copy.Out out of the stopped container into
+// Copy.OutDir; a file the program did not make is left out.
+func (a *Armed) copyOut(ctx context.Context) error {
+	c := a.req.Copy
+	for _, name := range c.Out {
+		err := copyArtefact(ctx, a.r.Runtime, a.id, path.Join(a.req.WorkDir, name), filepath.Join(c.OutDir, name))
+		if err != nil && !errors.Is(err, bindings.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }
 
 // end waits for the run to end and gives the container's exit status. A
@@ -321,7 +334,7 @@ func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
 	// A build's artefacts are copied out of a stopped container: it keeps
 	// the old path, Podman's wait (the VM showed builds with no artefact
 	// when they were ended at the report; not understood yet).
-	if a.res.Shimmed && a.req.Collect == nil {
+	if a.res.Shimmed && len(a.req.Copy.Out) == 0 {
 		select {
 		case <-a.stderr.when(reportIn(a.nonce)):
 		case err := <-a.attached:
@@ -411,24 +424,24 @@ func (a *Armed) sendGo(ctx context.Context) error {
 // watch starts the deadlines: the absolute cap, the caller's stop, and
 // the parent cgroup's processor ceiling and no progress, all from the go.
 func (a *Armed) watch(running context.Context, start time.Time, base time.Duration) {
-	req := a.req
-	if req.WallLimit > 0 {
-		t := time.AfterFunc(req.WallLimit-time.Since(start), func() {
-			a.stop(KilledWallLimit, fmt.Sprintf("%s of elapsed time (absolute cap)", req.WallLimit))
+	wait := a.req.Wait
+	if wait.Wall > 0 {
+		t := time.AfterFunc(wait.Wall-time.Since(start), func() {
+			a.stop(KilledWallLimit, fmt.Sprintf("%s of elapsed time (absolute cap)", wait.Wall))
 		})
 		context.AfterFunc(running, func() { t.Stop() })
 	}
-	if req.Stop != nil {
+	if wait.Stop != nil {
 		a.stopping.Go(func() {
 			select {
-			case <-req.Stop:
+			case <-wait.Stop:
 				a.stop(KilledByCaller, "")
 			case <-running.Done():
 			}
 		})
 	}
-	if a.parent != nil && (req.CPULimit > 0 || req.IdleLimit > 0) {
-		w := deadlines{dir: a.parent.Path, base: base, cpu: req.CPULimit, idle: req.IdleLimit}
+	if a.parent != nil && (wait.CPU > 0 || wait.Idle > 0) {
+		w := deadlines{dir: a.parent.Path, base: base, cpu: wait.CPU, idle: wait.Idle}
 		a.stopping.Go(func() { w.watch(running, a.stop) })
 	}
 }

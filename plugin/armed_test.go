@@ -35,7 +35,7 @@ func one(p fakeProgram) func(bindings.Spec) fakeProgram {
 func TestRunAcceptedRun(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("hello\n"), cpu: 300 * time.Millisecond, setupCPU: 200 * time.Millisecond, peak: 5 << 20}))
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/bin/prog", "arg"}, Output: &out, TimeLimit: time.Second, MemoryBytes: 64 << 20})
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/bin/prog", "arg"}, Output: &out, Limits: Limits{Time: time.Second, Memory: 64 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestRunExitCodesAndSignals(t *testing.T) {
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
 		r.SeccompLogs = []string{filepath.Join(t.TempDir(), "no-kern.log")}
-		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, TimeLimit: time.Second})
+		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestRunExitCodesAndSignals(t *testing.T) {
 func TestRunOutputLimitStopsTheRun(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: bytes.Repeat([]byte("x"), 1000), repeat: 10, hang: true, cpu: time.Millisecond}))
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, OutputLimit: 2500, TimeLimit: time.Second})
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Output: 2500, Time: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestRunShimFailures(t *testing.T) {
 		"dies without report": {fakeProgram{noReport: true, cpu: time.Millisecond}, "report", 1},
 	} {
 		r, rt, cg := fakeRunner(t, one(c.prog))
-		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, TimeLimit: time.Second})
+		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
 		var se *ShimError
 		if !errors.As(err, &se) || se.Step != c.step {
 			t.Errorf("%s: err %v, want a ShimError at step %s", name, err, c.step)
@@ -269,10 +269,10 @@ func TestRunDeadlines(t *testing.T) {
 		req    RunRequest
 		killed KillReason
 	}{
-		{"processor ceiling", fakeProgram{cpu: 3 * time.Second, hang: true}, RunRequest{CPULimit: 2 * time.Second}, KilledCPULimit},
-		{"no progress", fakeProgram{hang: true}, RunRequest{IdleLimit: 150 * time.Millisecond}, KilledIdle},
-		{"absolute cap", fakeProgram{hang: true}, RunRequest{WallLimit: 50 * time.Millisecond}, KilledWallLimit},
-		{"caller's stop", fakeProgram{hang: true}, RunRequest{Stop: stop}, KilledByCaller},
+		{"processor ceiling", fakeProgram{cpu: 3 * time.Second, hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{CPU: 2 * time.Second}}}, KilledCPULimit},
+		{"no progress", fakeProgram{hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Idle: 150 * time.Millisecond}}}, KilledIdle},
+		{"absolute cap", fakeProgram{hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}}, KilledWallLimit},
+		{"caller's stop", fakeProgram{hang: true}, RunRequest{Wait: Wait{Stop: stop}}, KilledByCaller},
 	}
 	close(stop)
 	for _, c := range cases {
@@ -299,7 +299,7 @@ func TestRunWithoutShimOrParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, InputFile: in, Output: &out, TimeLimit: time.Second})
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, InputFile: in, Output: &out, Limits: Limits{Time: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,8 +403,8 @@ func TestRunEndsAtTheReport(t *testing.T) {
 		lag  time.Duration
 		req  RunRequest
 	}{
-		{"absolute cap", 300 * time.Millisecond, RunRequest{WallLimit: 50 * time.Millisecond}},
-		{"no progress", 600 * time.Millisecond, RunRequest{IdleLimit: 150 * time.Millisecond}},
+		{"absolute cap", 300 * time.Millisecond, RunRequest{Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}}},
+		{"no progress", 600 * time.Millisecond, RunRequest{Wait: Wait{Deadlines: Deadlines{Idle: 150 * time.Millisecond}}}},
 	}
 	for _, c := range cases {
 		for _, warm := range []bool{false, true} {
@@ -420,7 +420,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 			for i := range 2 { // a warm Run's second is armed ahead
 				var out bytes.Buffer
 				req := c.req
-				req.Image, req.Command, req.Output, req.TimeLimit = "img", []string{"/p"}, &out, time.Second
+				req.Image, req.Command, req.Output, req.Limits.Time = "img", []string{"/p"}, &out, time.Second
 				res, err := run(context.Background(), req)
 				if err != nil {
 					t.Fatalf("%s, run %d: %v", name, i, err)
@@ -450,7 +450,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("42\n"), cpu: 10 * time.Millisecond, reportLag: 300 * time.Millisecond}))
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, TimeLimit: time.Second, WallLimit: 50 * time.Millisecond})
+	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Time: time.Second}, Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,22 +168,12 @@ func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResu
 		}
 	}
 	if len(f.Out) > 0 {
-		req.Collect = func(ctx context.Context, rt bindings.Runtime, id string) error {
-			for _, name := range f.Out {
-				err := copyArtefact(ctx, rt, id, path.Join(req.WorkDir, name), filepath.Join(f.OutDir, name))
-				if err != nil && !errors.Is(err, bindings.ErrNotFound) {
-					return err
-				}
-			}
-			return nil
-		}
+		req.Copy.Out, req.Copy.OutDir = f.Out, f.OutDir
 	}
 	switch {
 	case len(f.In) == 0:
 	case r.Shim == "":
-		req.Prepare = func(ctx context.Context, rt bindings.Runtime, id string) error {
-			return rt.CopyIn(ctx, id, "/", sourceTar(req.WorkDir, f.In))
-		}
+		req.Copy.In = f.In
 		return r.Run(ctx, req)
 	default:
 		if req.InputFile != "" || req.StdinStream != nil {
@@ -199,7 +189,7 @@ func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResu
 		if err = errors.Join(err, packed.Chmod(0o644), packed.Close()); err != nil {
 			return RunResult{}, err
 		}
-		req.InputFile, req.UnpackInput = packed.Name(), true
+		req.InputFile, req.Copy.Unpack = packed.Name(), true
 	}
 	if r.builds != nil {
 		return r.builds.Run(ctx, req)

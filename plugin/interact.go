@@ -32,9 +32,9 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		StdinStream: toSol,
 		Output:      fromSol,
 		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
-		CPUSet:      cpuset,
 	}
 	testLimits(req.Problem, limit).Set(&sol)
+	sol.Limits.CPUSet = cpuset
 	it := RunRequest{
 		Image:       inter.lang.RunImage,
 		Command:     append(append([]string{}, inter.lang.Run...), checkInput, interactorOutput),
@@ -44,9 +44,9 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 			{Source: inter.dir, Destination: lang.ArtefactDir},
 			{Source: t.Input, Destination: checkInput},
 		},
-		CPUSet: cpuset, // the slot's core: the pair takes turns on it
 	}
 	interactorLimits(req.Problem, limit).Set(&it)
+	it.Limits.CPUSet = cpuset // the slot's core: the pair takes turns on it
 	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
 	interArmed, interErr := r.armCounted(ctx, it, x.cleanups)
 	drop := func() {

@@ -220,9 +220,9 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		Env:       t.req.Lang.Env,
 		InputFile: t.test.Input,
 		Binds:     []bindings.Bind{{Source: t.artefacts, Destination: lang.ArtefactDir}},
-		CPUSet:    t.cpuset,
 	}
 	testLimits(t.req.Problem, t.limit).Set(&run)
+	run.Limits.CPUSet = t.cpuset
 	var closers []io.Closer
 	closeAll := func() {
 		for _, c := range closers {
@@ -242,7 +242,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		}
 		closers = append(closers, ans)
 		cmp = compare.New(spec, ans)
-		run.Output, run.Stop = cmp, cmp.Differs()
+		run.Output, run.Wait.Stop = cmp, cmp.Differs()
 	} else {
 		outPath = filepath.Join(t.tmp, fmt.Sprintf("output-%d", t.index))
 		f, err := os.OpenFile(outPath, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
@@ -378,7 +378,6 @@ func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string
 	run := RunRequest{
 		Image:  c.lang.RunImage,
 		Output: msg,
-		CPUSet: cpuset,
 		Binds: []bindings.Bind{
 			{Source: c.dir, Destination: lang.ArtefactDir},
 			{Source: t.Input, Destination: checkInput},
@@ -386,6 +385,7 @@ func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string
 		},
 	}
 	checkerLimits().Set(&run)
+	run.Limits.CPUSet = cpuset
 	cmd := append(append([]string{}, mergeStderr...), c.lang.Run...)
 	if p.Format == problem.FormatKattis {
 		run.Command = append(cmd, checkInput, checkAnswer, "/tmp")

@@ -389,7 +389,7 @@ func TestCheckVerdict(t *testing.T) {
 	}
 	// Kattis: the validator reads the output on stdin, testlib gets it as a file.
 	req := checkRequest(kattis, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans"}, "/t/out", nil, "3")
-	if req.InputFile != "/t/out" || req.CPUSet != "3" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkAnswer, "/tmp"}) {
+	if req.InputFile != "/t/out" || req.Limits.CPUSet != "3" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkAnswer, "/tmp"}) {
 		t.Errorf("kattis validator: %q < %s", req.Command, req.InputFile)
 	}
 }

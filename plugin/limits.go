@@ -71,34 +71,63 @@ func DeadlinesFor(l time.Duration) Deadlines {
 	return Deadlines{CPU: l + 2*time.Second, Idle: 4*l + 4*time.Second, Wall: 5 * (l + 2*time.Second)}
 }
 
-// Limits are one run's limits and deadlines as one value, built by the
-// functions of this file and set on a request with Set. A zero field is
-// the RunRequest's zero value (see its fields).
+// Limits are a run's resource limits, RunRequest's Limits group (the
+// shape of envexec.Cmd's limits). Each field documents its zero value; a
+// zero limit that has a default gets it in RunRequest.Check.
 type Limits struct {
-	// Time is the program's time limit L: the result then carries a
-	// verdict, and zero deadlines default from it (DeadlinesFor).
+	// Time is the program's time limit L, for its judge: a caller that
+	// wants a verdict asks RunVerdict, which judges the figures against
+	// it. Zero deadlines default from it (DeadlinesFor) in Check. Zero
+	// value: no verdict.
 	Time time.Duration
+	// Memory is the memory limit in bytes (swap equal). Zero value:
+	// DefaultMemory.
+	Memory int64
+	// Output caps stdout in bytes; past it the container is killed. Zero
+	// value: DefaultOutputLimit.
+	Output int64
+	// Pids caps tasks. Zero value: DefaultPids.
+	Pids int64
+	// CPUs is the CPU quota in cores. Zero value: DefaultCPUs.
+	CPUs float64
+	// CPUSet pins the run to these cores ("3", "0-1"), so that runs side
+	// by side do not share a core: the judge's slots set it. Zero value:
+	// any core.
+	CPUSet string
+	// FileSize is the largest file the program may write (RLIMIT_FSIZE:
+	// past it, SIGXFSZ): the isolate front's -f. Zero value: the size of
+	// its scratch space, so that no file outgrows it.
+	FileSize int64
+	// Stack is the program's stack limit (RLIMIT_STACK: past it, SIGSEGV),
+	// at most Memory: the isolate front's -k. Zero value: Memory,
+	// recursion as deep as memory allows.
+	Stack int64
+}
+
+// Wait is when a run is stopped before it ends on its own, RunRequest's
+// Wait group (the shape of go-judge's waiter): its three deadlines and
+// the caller's stop.
+type Wait struct {
+	// Deadlines stop the run; see Deadlines. CPU and Idle need a Runner
+	// with Cgroups. Zero values: no deadline (Check fills them in from
+	// Limits.Time when it is set).
 	Deadlines
-	Memory   int64
-	Output   int64
-	Pids     int64
-	CPUs     float64
-	FileSize int64 // RLIMIT_FSIZE
-	Stack    int64 // RLIMIT_STACK
+	// Stop, once closed, stops the run (KilledByCaller: a comparator's
+	// first difference, set by the judge). Zero value: never.
+	Stop <-chan struct{}
 }
 
-// Set writes l into req's limit fields, all of them.
-func (l Limits) Set(req *RunRequest) {
-	req.TimeLimit, req.CPULimit, req.IdleLimit, req.WallLimit = l.Time, l.CPU, l.Idle, l.Wall
-	req.MemoryBytes, req.OutputLimit, req.Pids, req.CPUs = l.Memory, l.Output, l.Pids, l.CPUs
-	req.FileSizeBytes, req.StackBytes = l.FileSize, l.Stack
+// Bounds are what the policy functions of this file give a run: its
+// limits and its deadlines, one value. Set puts them on a request.
+type Bounds struct {
+	Limits
+	Deadlines
 }
 
-// limitsOf reads req's limit fields.
-func limitsOf(req *RunRequest) Limits {
-	return Limits{Time: req.TimeLimit, Deadlines: Deadlines{CPU: req.CPULimit, Idle: req.IdleLimit, Wall: req.WallLimit},
-		Memory: req.MemoryBytes, Output: req.OutputLimit, Pids: req.Pids, CPUs: req.CPUs,
-		FileSize: req.FileSizeBytes, Stack: req.StackBytes}
+// Set writes b into req's Limits and Wait.Deadlines, all of them (CPUSet
+// too: a judge pins its runs after Set).
+func (b Bounds) Set(req *RunRequest) {
+	req.Limits, req.Wait.Deadlines = b.Limits, b.Deadlines
 }
 
 // WithDefaults fills in the defaults of zero output, memory, pids and
@@ -111,19 +140,26 @@ func (l Limits) WithDefaults() Limits {
 	return l
 }
 
-// withDeadlines fills in zero deadlines from the time limit, if any.
-func (l Limits) withDeadlines() Limits {
-	if l.Time > 0 {
-		d := DeadlinesFor(l.Time)
-		l.CPU, l.Idle, l.Wall = cmp.Or(l.CPU, d.CPU), cmp.Or(l.Idle, d.Idle), cmp.Or(l.Wall, d.Wall)
+// WithDefaults is b with its limits' defaults filled in.
+func (b Bounds) WithDefaults() Bounds {
+	b.Limits = b.Limits.WithDefaults()
+	return b
+}
+
+// withDeadlines fills in zero deadlines from the time limit l, if any.
+func (d Deadlines) withDeadlines(l time.Duration) Deadlines {
+	if l > 0 {
+		def := DeadlinesFor(l)
+		d.CPU, d.Idle, d.Wall = cmp.Or(d.CPU, def.CPU), cmp.Or(d.Idle, def.Idle), cmp.Or(d.Wall, def.Wall)
 	}
-	return l
+	return d
 }
 
 // defaultLimits is what Check does to a request's limits: the deadlines
 // from its time limit, the defaults of the rest.
 func defaultLimits(req *RunRequest) {
-	limitsOf(req).withDeadlines().WithDefaults().Set(req)
+	req.Wait.Deadlines = req.Wait.Deadlines.withDeadlines(req.Limits.Time)
+	req.Limits = req.Limits.WithDefaults()
 }
 
 // memoryLimit is the memory a run asking for b gets: b, or the ceiling.
@@ -142,7 +178,7 @@ func rlimits(req RunRequest, scratch int64) []policy.Rlimit {
 	if req.Writable {
 		return nil
 	}
-	return policy.Rlimits(req.MemoryBytes, cmp.Or(req.FileSizeBytes, scratch), req.StackBytes)
+	return policy.Rlimits(req.Limits.Memory, cmp.Or(req.Limits.FileSize, scratch), req.Limits.Stack)
 }
 
 // TestTimeLimit is the limit L a problem's tests are judged against in
@@ -155,27 +191,27 @@ func TestTimeLimit(p *problem.Problem, l lang.Language) time.Duration {
 // interactive): the problem's memory and output, one core, and the three
 // deadlines from L. The verdict is the judge's (no Time: the run itself
 // decides none).
-func testLimits(p *problem.Problem, limit time.Duration) Limits {
-	return Limits{Deadlines: DeadlinesFor(limit), Output: p.OutputBytes, Memory: p.MemoryBytes, CPUs: 1}
+func testLimits(p *problem.Problem, limit time.Duration) Bounds {
+	return Bounds{Deadlines: DeadlinesFor(limit), Limits: Limits{Output: p.OutputBytes, Memory: p.MemoryBytes, CPUs: 1}}
 }
 
 // checkerLimits are a checker's run on one output.
-func checkerLimits() Limits {
-	return Limits{Output: checkerStdout, Memory: checkerMemory, Deadlines: Deadlines{CPU: checkerTime, Wall: 3 * checkerTime}}
+func checkerLimits() Bounds {
+	return Bounds{Limits: Limits{Output: checkerStdout, Memory: checkerMemory}, Deadlines: Deadlines{CPU: checkerTime, Wall: 3 * checkerTime}}
 }
 
 // interactorLimits are an interactor's, beside a test of limit L: it
 // outlives the solution's absolute cap by its own processor time.
-func interactorLimits(p *problem.Problem, limit time.Duration) Limits {
-	return Limits{Output: p.OutputBytes, Memory: checkerMemory,
+func interactorLimits(p *problem.Problem, limit time.Duration) Bounds {
+	return Bounds{Limits: Limits{Output: p.OutputBytes, Memory: checkerMemory},
 		Deadlines: Deadlines{CPU: checkerTime, Wall: DeadlinesFor(limit).Wall + checkerTime}}
 }
 
 // buildLimits are a build's: the language's compile time and memory, a
 // bounded output, room for a compiler's processes.
-func buildLimits(l lang.Language) Limits {
+func buildLimits(l lang.Language) Bounds {
 	t, memory := l.BuildLimits()
-	return Limits{Output: buildOutputLimit, Memory: memory, Pids: buildPids,
+	return Bounds{Limits: Limits{Output: buildOutputLimit, Memory: memory, Pids: buildPids},
 		Deadlines: Deadlines{CPU: t, Wall: 3*t + 10*time.Second}}
 }
 
@@ -185,8 +221,8 @@ const isolateUnlimitedPids = 4096
 
 // IsolateLimits are the isolate front's, from its options: -t, -x, -w,
 // -p, -f, --cg-mem or -m, and -k.
-func IsolateLimits(cmd isolate.Command) Limits {
-	l := Limits{Time: cmd.Time, Pids: int64(cmd.Processes), Deadlines: Deadlines{Wall: cmd.WallTime}}
+func IsolateLimits(cmd isolate.Command) Bounds {
+	l := Bounds{Limits: Limits{Time: cmd.Time, Pids: int64(cmd.Processes)}, Deadlines: Deadlines{Wall: cmd.WallTime}}
 	if cmd.Processes == 0 {
 		l.Pids = isolateUnlimitedPids
 	}
@@ -219,8 +255,8 @@ func IsolateLimits(cmd isolate.Command) Limits {
 // time limit, but in nanoseconds, and sends it in whole ms), else the wall
 // time; the absolute cap from the go (the container's start is not
 // counted); the memory and output limits as given.
-func OmegajailLimits(req omegajail.Request) Limits {
-	l := Limits{Deadlines: Deadlines{Wall: req.WallTimeLimit()}}
+func OmegajailLimits(req omegajail.Request) Bounds {
+	l := Bounds{Deadlines: Deadlines{Wall: req.WallTimeLimit()}}
 	if req.TimeLimitMs != nil {
 		l.Time = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}
@@ -248,6 +284,6 @@ func OmegajailBuildLanguage(req omegajail.Request, l lang.Language) lang.Languag
 // HandleLimits are the protocol's Run of a handle: its time is a
 // processor ceiling, not a verdict's L (the caller judges from the
 // figures), one core.
-func HandleLimits(timeLimit, wall time.Duration, memory, output int64) Limits {
-	return Limits{Output: output, Memory: memory, CPUs: 1, Deadlines: Deadlines{CPU: timeLimit, Wall: wall}}
+func HandleLimits(timeLimit, wall time.Duration, memory, output int64) Bounds {
+	return Bounds{Limits: Limits{Output: output, Memory: memory, CPUs: 1}, Deadlines: Deadlines{CPU: timeLimit, Wall: wall}}
 }

@@ -17,12 +17,11 @@ func TestIsolateLimits(t *testing.T) {
 		argv []string
 		want RunRequest
 	}{
-		{[]string{"--run", "--", "/p"}, RunRequest{Pids: 1}},
+		{[]string{"--run", "--", "/p"}, RunRequest{Limits: Limits{Pids: 1}}},
 		{[]string{"-t", "1", "-x", "0.5", "-w", "3", "-k", "8192", "--cg", "--cg-mem", "65536", "-f", "1024", "-p", "--run", "--", "/p"},
-			RunRequest{TimeLimit: time.Second, CPULimit: 1500 * time.Millisecond, WallLimit: 3 * time.Second,
-				Pids: isolateUnlimitedPids, MemoryBytes: 64 << 20, StackBytes: 8 << 20, FileSizeBytes: 1 << 20}},
+			RunRequest{Limits: Limits{Time: time.Second, Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: Wait{Deadlines: Deadlines{CPU: 1500 * time.Millisecond, Wall: 3 * time.Second}}}},
 		{[]string{"-m", "262144", "-k", "0", "-w", "2", "--run", "--", "/p"},
-			RunRequest{TimeLimit: 2 * time.Second, WallLimit: 2 * time.Second, Pids: 1, MemoryBytes: 256 << 20}},
+			RunRequest{Limits: Limits{Time: 2 * time.Second, Pids: 1, Memory: 256 << 20}, Wait: Wait{Deadlines: Deadlines{Wall: 2 * time.Second}}}},
 	} {
 		cmd, err := isolate.ParseArgs(c.argv)
 		if err != nil {
@@ -30,9 +29,7 @@ func TestIsolateLimits(t *testing.T) {
 		}
 		var got RunRequest
 		IsolateLimits(cmd).Set(&got)
-		if got.TimeLimit != c.want.TimeLimit || got.CPULimit != c.want.CPULimit || got.WallLimit != c.want.WallLimit ||
-			got.Pids != c.want.Pids || got.MemoryBytes != c.want.MemoryBytes || got.StackBytes != c.want.StackBytes ||
-			got.FileSizeBytes != c.want.FileSizeBytes {
+		if got.Limits != c.want.Limits || got.Wait.Deadlines != c.want.Wait.Deadlines {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.argv, got, c.want)
 		}
 	}
@@ -74,9 +71,9 @@ func TestRunLimits(t *testing.T) {
 	if got := HandleLimits(time.Second, 3*time.Second, 5, 6); got.CPU != time.Second || got.Time != 0 || got.Wall != 3*time.Second || got.CPUs != 1 {
 		t.Errorf("handle: %+v", got)
 	}
-	r := RunRequest{TimeLimit: time.Second, IdleLimit: time.Minute}
+	r := RunRequest{Limits: Limits{Time: time.Second}, Wait: Wait{Deadlines: Deadlines{Idle: time.Minute}}}
 	defaultLimits(&r)
-	if r.CPULimit != 3*time.Second || r.IdleLimit != time.Minute || r.WallLimit != 15*time.Second || r.MemoryBytes != DefaultMemory || r.Pids != DefaultPids || r.CPUs != DefaultCPUs || r.OutputLimit != DefaultOutputLimit {
+	if w, l := r.Wait, r.Limits; w.CPU != 3*time.Second || w.Idle != time.Minute || w.Wall != 15*time.Second || l.Memory != DefaultMemory || l.Pids != DefaultPids || l.CPUs != DefaultCPUs || l.Output != DefaultOutputLimit {
 		t.Errorf("defaults: %+v", r)
 	}
 	if rlimits(RunRequest{Writable: true}, 1) != nil {

@@ -29,80 +29,23 @@ const cleanupTimeout = 60 * time.Second
 // stream may take to deliver what is left; the stream normally ends at once.
 const attachDrainTimeout = 30 * time.Second
 
-// RunRequest asks for one program to run in one fresh container.
+// RunRequest asks for one program to run in one fresh container. Its
+// fields are grouped the way go-judge's envexec.Cmd groups them: what to
+// run and where (image, command, environment, working directory, mounts),
+// its stdio, its Limits, when to stop it (Wait), and the files that go in
+// and come out (Copy), as data. Each field documents its zero value.
 type RunRequest struct {
 	// Image holds the program. Required.
 	Image string
 	// Command is the program and its arguments. Required.
 	Command []string
-	// InputFile is given to the program as stdin and bind-mounted
-	// read-only at bindings.InputPath. Zero value: empty stdin (or
-	// StdinStream).
-	InputFile string
-	// StderrFile is a host file, made by the caller and writable by the
-	// container's root, that receives the program's stderr (appended to;
-	// bounded like every file by FileSizeBytes). StderrToStdout gives the
-	// program its stdout as stderr, counted against OutputLimit. Both need
-	// the shim; they exclude each other. Zero values: stderr is /dev/null.
-	StderrFile     string
-	StderrToStdout bool
-	// StdinStream is streamed to the program's stdin through attach as
-	// it runs (an interactor's output). Zero value: InputFile's content.
-	StdinStream io.Reader
-	// Output receives the program's stdout, up to OutputLimit bytes.
-	// Zero value: discarded (still counted).
-	Output io.Writer
-	// OutputLimit caps stdout; past it the container is killed. Zero
-	// value: DefaultOutputLimit.
-	OutputLimit int64
-	// MemoryBytes is the memory limit (swap equal). Zero value: DefaultMemory.
-	MemoryBytes int64
-	// Pids caps tasks. Zero value: DefaultPids.
-	Pids int64
-	// CPUs is the CPU quota in cores. Zero value: DefaultCPUs.
-	CPUs float64
-	// CPUSet pins the run to these cores ("3", "0-1"), so that runs side
-	// by side do not share a core. Zero value: any core.
-	CPUSet string
-	// TimeLimit is the program's processor time limit L. When set, the
-	// three deadlines default from it (CPULimit L+2s, IdleLimit 4L+4s,
-	// WallLimit 5(L+2s)) and the result carries a verdict, the answer
-	// aside. Zero value: no verdict.
-	TimeLimit time.Duration
-	// WallLimit stops the run after this much elapsed time. Zero value:
-	// no limit.
-	WallLimit time.Duration
-	// CPULimit stops the run once its parent cgroup has used this much
-	// processor time (read on the host every watchInterval). Zero value:
-	// no limit. Needs a Runner with Cgroups.
-	CPULimit time.Duration
-	// IdleLimit stops the run after this much elapsed time in which its
-	// processor time did not grow while cpu.pressure shows it was not
-	// waiting for a processor either. Zero value: no limit. Needs Cgroups.
-	IdleLimit time.Duration
-	// Stop, once closed, stops the run (KilledByCaller: a comparator's
-	// first difference). Zero value: never.
-	Stop <-chan struct{}
-
-	// FileSizeBytes is the largest file the program may write
-	// (RLIMIT_FSIZE: past it, SIGXFSZ). Zero value: the size of its
-	// scratch space, so that no file outgrows it.
-	FileSizeBytes int64
-	// StackBytes is the program's stack limit (RLIMIT_STACK: past it,
-	// SIGSEGV), at most MemoryBytes. Zero value: MemoryBytes, recursion as
-	// deep as memory allows.
-	StackBytes int64
-
 	// Env adds NAME=VALUE entries to the program's environment, which is
 	// otherwise the shim's clean one. Zero value: nothing added.
 	Env []string
-	// MemoryExitCode is the exit code by which the program's runtime says
-	// it ran out of memory (lang.Language.MemoryExitCode); with TimeLimit
-	// set, a run ending with it is MLE. Zero value: no such code.
-	MemoryExitCode int
 	// Writable, WorkDir and Binds are passed to the container spec (see
-	// bindings.Spec). Zero values: read-only root, the image's working
-	// directory, no extra mounts.
+	// bindings.Spec). Writable also drops podjail's rlimits (a build keeps
+	// the image's: see rlimits). Zero values: read-only root, the image's
+	// working directory, no extra mounts.
 	Writable bool
 	WorkDir  string
 	Binds    []bindings.Bind
@@ -113,18 +56,61 @@ type RunRequest struct {
 	// policy refuses processes (omegajail's do). clone3 is ENOSYS whatever
 	// the rule (libcs fall back to clone). Needs the shim. Zero value: any.
 	Tasks string
-	// UnpackInput says InputFile is a tar of plain files (shim.Pack) that
-	// the shim writes into WorkDir just before the program starts, whose
-	// stdin is then empty: a build's sources, put in without a copy into
-	// the container through Podman, so that the run can be armed before
-	// they are known (Warm). Needs the shim. Zero value: InputFile is stdin.
-	UnpackInput bool
-	// Prepare runs after the container is created, before it starts
-	// (a build without the shim copies its sources in). Zero value: nothing.
-	Prepare func(ctx context.Context, rt bindings.Runtime, id string) error
-	// Collect runs after the container stopped, before it is removed (the
-	// build step copies the artefacts out). Zero value: nothing.
-	Collect func(ctx context.Context, rt bindings.Runtime, id string) error
+	// MemoryExitCode is the exit code by which the program's runtime says
+	// it ran out of memory (lang.Language.MemoryExitCode): RunVerdict
+	// judges a run ending with it MLE. The mechanism does not read it.
+	// Zero value: no such code.
+	MemoryExitCode int
+
+	// InputFile is given to the program as stdin and bind-mounted
+	// read-only at bindings.InputPath. Zero value: empty stdin (or
+	// StdinStream).
+	InputFile string
+	// StdinStream is streamed to the program's stdin through attach as
+	// it runs (an interactor's output). Zero value: InputFile's content.
+	StdinStream io.Reader
+	// Output receives the program's stdout, up to Limits.Output bytes.
+	// Zero value: discarded (still counted).
+	Output io.Writer
+	// StderrFile is a host file, made by the caller and writable by the
+	// container's root, that receives the program's stderr (appended to;
+	// bounded like every file by Limits.FileSize). StderrToStdout gives
+	// the program its stdout as stderr, counted against Limits.Output (the
+	// isolate front's --stderr-to-stdout). Both need the shim; they
+	// exclude each other. Zero values: stderr is /dev/null.
+	StderrFile     string
+	StderrToStdout bool
+
+	// Limits are the run's resource limits (see Limits; limits.go builds
+	// them with the deadlines, as Bounds).
+	Limits Limits
+	// Wait says when the run is stopped before it ends (see Wait).
+	Wait Wait
+	// Copy are the files put into the container before the program starts
+	// and taken out of it once it ended (see Copy). Zero value: none.
+	Copy Copy
+}
+
+// Copy is what a run puts into its working directory before the program
+// starts and takes out of it once the program ended, as data (a build's
+// sources and artefacts; Runner.RunFiles fills it in from Files).
+type Copy struct {
+	// Unpack says the request's InputFile is a tar of plain files
+	// (shim.Pack) that the shim writes into WorkDir just before the
+	// program starts, whose stdin is then empty: a build's sources, put in
+	// without a copy into the container through Podman, so that the run
+	// can be armed before they are known (Warm). Needs the shim. Zero
+	// value: InputFile is stdin.
+	Unpack bool
+	// In are written into WorkDir, each under its name (a plain file
+	// name), through Podman after the container is created and before it
+	// starts: a build without the shim. Zero value: nothing.
+	In map[string][]byte
+	// Out names files of WorkDir copied, after the container stopped and
+	// before it is removed, into OutDir, a host directory; one the
+	// program did not make is left out. Zero value: nothing.
+	Out    []string
+	OutDir string
 }
 
 // RunResult says how the program ended. It is a value, not an error: a
@@ -198,6 +184,7 @@ func (e *RequestError) Unwrap() error { return e.Err }
 // Check validates a request without touching the runtime, filling in the
 // defaults of its zero-valued limits.
 func (r *RunRequest) Check() error {
+	l, d := r.Limits, r.Wait.Deadlines
 	switch {
 	case r.Image == "":
 		return &RequestError{"image", errors.New("no image given")}
@@ -207,17 +194,17 @@ func (r *RunRequest) Check() error {
 		return &RequestError{"command", fmt.Errorf("the program %q must be an absolute path in the image (no PATH search)", r.Command[0])}
 	case r.InputFile != "" && r.StdinStream != nil:
 		return &RequestError{"input", errors.New("an input file and an input stream are exclusive")}
-	case r.UnpackInput && r.InputFile == "":
+	case r.Copy.Unpack && r.InputFile == "":
 		return &RequestError{"input", errors.New("files to unpack need an input file")}
 	case r.StderrFile != "" && r.StderrToStdout:
 		return &RequestError{"stderr", errors.New("a stderr file and stderr to stdout are exclusive")}
 	case shim.CheckTasks(r.Tasks) != nil:
 		return &RequestError{"tasks", shim.CheckTasks(r.Tasks)}
-	case r.OutputLimit < 0 || r.MemoryBytes < 0 || r.FileSizeBytes < 0 || r.StackBytes < 0 || r.Pids < 0 || r.CPUs < 0 || r.WallLimit < 0 || r.TimeLimit < 0 || r.CPULimit < 0 || r.IdleLimit < 0:
+	case l.Output < 0 || l.Memory < 0 || l.FileSize < 0 || l.Stack < 0 || l.Pids < 0 || l.CPUs < 0 || d.Wall < 0 || l.Time < 0 || d.CPU < 0 || d.Idle < 0:
 		return &RequestError{"limits", errors.New("limits must not be negative")}
-	case r.MemoryBytes > maxMemoryBytes || r.Pids > maxPids:
+	case l.Memory > maxMemoryBytes || l.Pids > maxPids:
 		// The shim's headroom is added to both: past these they overflow.
-		return &RequestError{"limits", fmt.Errorf("memory %d or pids %d is beyond any host: ask for at most %d bytes and %d processes", r.MemoryBytes, r.Pids, int64(maxMemoryBytes), maxPids)}
+		return &RequestError{"limits", fmt.Errorf("memory %d or pids %d is beyond any host: ask for at most %d bytes and %d processes", l.Memory, l.Pids, int64(maxMemoryBytes), maxPids)}
 	}
 	if r.InputFile != "" {
 		// The Podman service resolves a bind mount's source in its own
@@ -334,10 +321,10 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		Command:        req.Command,
 		Labels:         r.Self.Labels("run"),
 		Profile:        policy.Default(),
-		MemoryBytes:    req.MemoryBytes,
-		Pids:           req.Pids,
-		CPUs:           req.CPUs,
-		CPUSet:         req.CPUSet,
+		MemoryBytes:    req.Limits.Memory,
+		Pids:           req.Limits.Pids,
+		CPUs:           req.Limits.CPUs,
+		CPUSet:         req.Limits.CPUSet,
 		InputFile:      req.InputFile,
 		StderrFile:     req.StderrFile,
 		Stdin:          req.StdinStream != nil || r.Shim != "",
@@ -351,7 +338,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		if req.StderrFile != "" || req.StderrToStdout {
 			return spec, nil, &RequestError{"stderr", errors.New("the program's stderr is given only with podjail-shim")}
 		}
-		if req.UnpackInput {
+		if req.Copy.Unpack {
 			return spec, nil, &RequestError{"input", errors.New("files are unpacked only by podjail-shim")}
 		}
 		if req.Tasks != "" {
@@ -376,8 +363,8 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	spec.MemoryBytes += shimMemoryHeadroom
 	spec.Pids += shimPidsHeadroom
 	cmd := []string{bindings.ShimPath, "--armed",
-		"--memory", strconv.FormatInt(req.MemoryBytes, 10),
-		"--pids", strconv.FormatInt(req.Pids, 10)}
+		"--memory", strconv.FormatInt(req.Limits.Memory, 10),
+		"--pids", strconv.FormatInt(req.Limits.Pids, 10)}
 	for _, e := range req.Env {
 		cmd = append(cmd, "--env", e)
 	}
@@ -391,7 +378,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		cmd = append(cmd, "--stdin", shim.StdinInherit)
 	case req.InputFile != "":
 		cmd = append(cmd, "--stdin", bindings.InputPath)
-		if req.UnpackInput {
+		if req.Copy.Unpack {
 			cmd = append(cmd, "--unpack")
 		}
 	}

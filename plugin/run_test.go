@@ -26,7 +26,7 @@ func TestCheckMakesTheInputPathAbsolute(t *testing.T) {
 	if want := filepath.Join(dir, "in.txt"); req.InputFile != want {
 		t.Fatalf("InputFile = %q, want %q: the Podman service resolves relative paths in its own directory", req.InputFile, want)
 	}
-	if req.OutputLimit != DefaultOutputLimit || req.MemoryBytes != DefaultMemory || req.Pids != DefaultPids || req.CPUs != DefaultCPUs || req.Output == nil {
+	if l := req.Limits; l.Output != DefaultOutputLimit || l.Memory != DefaultMemory || l.Pids != DefaultPids || l.CPUs != DefaultCPUs || req.Output == nil {
 		t.Errorf("defaults not filled: %+v", req)
 	}
 }
@@ -36,7 +36,7 @@ func TestCheckRefusesBadRequests(t *testing.T) {
 	for name, req := range map[string]RunRequest{
 		"no image":       {Command: []string{"/p"}},
 		"no command":     {Image: "x"},
-		"negative limit": {Image: "x", Command: []string{"/p"}, Pids: -1},
+		"negative limit": {Image: "x", Command: []string{"/p"}, Limits: Limits{Pids: -1}},
 		"missing input":  {Image: "x", Command: []string{"/p"}, InputFile: filepath.Join(dir, "absent")},
 		"input is a dir": {Image: "x", Command: []string{"/p"}, InputFile: dir},
 		"stderr missing": {Image: "x", Command: []string{"/p"}, StderrFile: filepath.Join(dir, "absent")},
@@ -74,7 +74,7 @@ func TestSpecFileSizeLimit(t *testing.T) {
 	if got, want := fsize(req), uint64(policy.Default().ScratchBytes); got != want {
 		t.Errorf("default: %d, want the scratch size %d", got, want)
 	}
-	req.FileSizeBytes = 1 << 30
+	req.Limits.FileSize = 1 << 30
 	if got := fsize(req); got != 1<<30 {
 		t.Errorf("asked 1 GiB: %d", got)
 	}
@@ -100,19 +100,19 @@ func TestSpecStackLimit(t *testing.T) {
 		t.Fatal("no RLIMIT_STACK")
 		return 0
 	}
-	req := RunRequest{Image: "img", Command: []string{"/p"}, MemoryBytes: 64 << 20}
+	req := RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Memory: 64 << 20}}
 	if got := stack(req); got != 64<<20 {
 		t.Errorf("default: %d, want the memory limit", got)
 	}
-	req.StackBytes = 1 << 20
+	req.Limits.Stack = 1 << 20
 	if got := stack(req); got != 1<<20 {
 		t.Errorf("asked 1 MiB: %d", got)
 	}
-	req.StackBytes = 1 << 30
+	req.Limits.Stack = 1 << 30
 	if got := stack(req); got != 64<<20 {
 		t.Errorf("asked 1 GiB under 64 MiB of memory: %d, want the memory limit", got)
 	}
-	req.StackBytes = -1
+	req.Limits.Stack = -1
 	var reqErr *RequestError
 	if err := req.Check(); !errors.As(err, &reqErr) {
 		t.Errorf("a negative stack: %v", err)

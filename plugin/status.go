@@ -13,11 +13,11 @@ type KillReason uint8
 // Reasons for RunResult.Killed.
 const (
 	NotKilled         KillReason = iota
-	KilledOutputLimit            // stdout passed the request's OutputLimit
-	KilledWallLimit              // the absolute cap (WallLimit) passed
-	KilledCPULimit               // the processor ceiling (CPULimit) was reached
-	KilledIdle                   // no progress for IdleLimit
-	KilledByCaller               // the request's Stop channel was closed
+	KilledOutputLimit            // stdout passed the request's Limits.Output
+	KilledWallLimit              // the absolute cap (Wait.Wall) passed
+	KilledCPULimit               // the processor ceiling (Wait.CPU) was reached
+	KilledIdle                   // no progress for Wait.Idle
+	KilledByCaller               // the request's Wait.Stop was closed
 )
 
 var killText = [...]string{
@@ -75,7 +75,7 @@ const (
 	StatusOutput
 	// StatusSyscall: the seccomp filter killed it (SIGSYS; Syscall).
 	StatusSyscall
-	// StatusStopped: the caller stopped it (the request's Stop channel).
+	// StatusStopped: the caller stopped it (the request's Wait.Stop).
 	StatusStopped
 	// StatusNeverStarted: a deadline passed with no processor time
 	// recorded at all: the program never ran (the go never reached the

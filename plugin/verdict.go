@@ -58,10 +58,10 @@ func judgeTest(tr TestResult, o testOutcome) TestResult {
 // answer aside (AC: it ran within them): the verdict of the fronts'
 // runs. Empty without a TimeLimit.
 func runVerdict(req RunRequest, res RunResult) (Verdict, string) {
-	if req.TimeLimit <= 0 {
+	if req.Limits.Time <= 0 {
 		return "", ""
 	}
-	tr := judgeTest(TestResult{}, testOutcome{res: res, limit: req.TimeLimit, matched: true, memoryExit: req.MemoryExitCode})
+	tr := judgeTest(TestResult{}, testOutcome{res: res, limit: req.Limits.Time, matched: true, memoryExit: req.MemoryExitCode})
 	return tr.Verdict, tr.Note
 }
 

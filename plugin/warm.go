@@ -56,9 +56,6 @@ type warmRun struct {
 	output *lateWriter
 	copied []map[string]entryState // what went into dirs, per dir
 	ahead  bool                    // arming began before its caller came
-	// collect is the caller's Collect (a build's copy of its artefacts),
-	// set when the run is fired, called once it ended.
-	collect func(ctx context.Context, rt bindings.Runtime, id string) error
 }
 
 // DefaultWarmShapes is how many shapes a Warm keeps armed at once (one run
@@ -86,11 +83,12 @@ func NewWarm(r *Runner, dir string, shapes int) *Warm {
 // files and directories of its own where req names the caller's: the
 // input, the stderr file and the writable binds are copied in before the
 // go, and the stderr and what the program changed in the binds are copied
-// back after it ended (exchange.go); a build's Collect is the caller's. A
-// request that streams stdin, can be stopped, or prepares files (copying
-// into a running container costs Podman more than the start it would
-// save: a build's sources come as UnpackInput instead) runs cold, and so
-// does one whose writable bind holds a named pipe.
+// back after it ended (exchange.go); the files a build copies out (Copy.Out,
+// Copy.OutDir) are the caller's. A request that streams stdin, can be
+// stopped, or copies files in (Copy.In: copying into a running container
+// costs Podman more than the start it would save; a build's sources come
+// as Copy.Unpack instead) runs cold, and so does one whose writable bind
+// holds a named pipe.
 func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err := ctx.Err(); err != nil {
 		return RunResult{Image: req.Image}, err
@@ -132,7 +130,9 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	}
 	w.r.log().Debug("running armed", "ahead", run.ahead, "image", req.Image, "copied_dirs", len(run.dirs))
 	run.output.set(req.Output)
-	run.collect = req.Collect
+	// What is copied out, and where to: the caller's (the shape says only
+	// whether anything is).
+	run.armed.req.Copy.Out, run.armed.req.Copy.OutDir = req.Copy.Out, req.Copy.OutDir
 	res, err := run.armed.Fire(ctx)
 	if xerr := run.exchangeOut(context.WithoutCancel(ctx), req, w.r.log()); xerr != nil && err == nil {
 		err = fmt.Errorf("giving back what the run wrote: %w", xerr)
@@ -262,11 +262,6 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 			return
 		}
 		req.InputFile, req.Output = run.input, run.output
-		if req.Collect != nil {
-			req.Collect = func(ctx context.Context, rt bindings.Runtime, id string) error {
-				return run.collect(ctx, rt, id)
-			}
-		}
 		// Armed for a caller that comes later: not bound to this one.
 		run.armed, run.err = w.r.Arm(context.WithoutCancel(ctx), req)
 	}()
@@ -424,14 +419,14 @@ func (w *Warm) Close(ctx context.Context) error {
 }
 
 // warmKey is req's shape: everything but the input, the output's
-// destination and what Collect does. ok is false for requests Warm does
-// not take.
+// destination and which files are copied out where. ok is false for
+// requests Warm does not take.
 func warmKey(req RunRequest) (key string, ok bool) {
-	if req.StdinStream != nil || req.Stop != nil || req.Prepare != nil {
+	if req.StdinStream != nil || req.Wait.Stop != nil || len(req.Copy.In) > 0 {
 		return "", false
 	}
-	collects := req.Collect != nil
-	req.InputFile, req.Output, req.Collect = "", nil, nil
+	collects := len(req.Copy.Out) > 0
+	req.InputFile, req.Output, req.Copy.Out, req.Copy.OutDir = "", nil, nil, ""
 	if req.StderrFile != "" {
 		req.StderrFile = "(the caller's)"
 	}

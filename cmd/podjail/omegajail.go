@@ -198,7 +198,7 @@ func omegajailRun(ctx context.Context, req omegajail.Request, l lang.Language, a
 		// No .meta: the Runner must not read a verdict into our failure.
 		return omegajail.Meta{}, fmt.Errorf("the run never started: %s", res.VerdictNote)
 	}
-	return omegajailMeta(res, run.MemoryBytes), nil
+	return omegajailMeta(res, run.Limits.Memory), nil
 }
 
 // omegajailRunRequest is the run of argv, l's run command for the run

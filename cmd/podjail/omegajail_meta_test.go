@@ -171,8 +171,8 @@ func TestOmegajailRunPolicyAndTime(t *testing.T) {
 			t.Fatal(err)
 		}
 		run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin", l.Run)
-		if run.Tasks != c.tasks || run.TimeLimit != time.Second || run.WallLimit != time.Second {
-			t.Errorf("%s: tasks %q, time limit %v, wall %v; want %q, 1s, 1s", c.omega, run.Tasks, run.TimeLimit, run.WallLimit, c.tasks)
+		if run.Tasks != c.tasks || run.Limits.Time != time.Second || run.Wait.Wall != time.Second {
+			t.Errorf("%s: tasks %q, time limit %v, wall %v; want %q, 1s, 1s", c.omega, run.Tasks, run.Limits.Time, run.Wait.Wall, c.tasks)
 		}
 	}
 }

@@ -34,10 +34,10 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	fs.StringVar(&req.InputFile, "input", "", "`file` given to the program as stdin (default: empty stdin)")
 	fs.Var(&outputLimit, "output-limit", "stdout cap in `bytes` (K, M, G suffixes); past it the run is killed")
 	fs.Var(&memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
-	fs.Int64Var(&req.Pids, "pids", plugin.DefaultPids, "maximum number of tasks")
-	fs.Float64Var(&req.CPUs, "cpus", plugin.DefaultCPUs, "CPU quota in cores")
-	fs.DurationVar(&req.WallLimit, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
-	fs.DurationVar(&req.TimeLimit, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
+	fs.Int64Var(&req.Limits.Pids, "pids", plugin.DefaultPids, "maximum number of tasks")
+	fs.Float64Var(&req.Limits.CPUs, "cpus", plugin.DefaultCPUs, "CPU quota in cores")
+	fs.DurationVar(&req.Wait.Wall, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
+	fs.DurationVar(&req.Limits.Time, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
 	outFile := fs.String("output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
@@ -47,7 +47,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		return exitUsage
 	}
 	req.Command = fs.Args()
-	req.OutputLimit, req.MemoryBytes = int64(outputLimit), int64(memory)
+	req.Limits.Output, req.Limits.Memory = int64(outputLimit), int64(memory)
 
 	if err := req.Check(); err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)

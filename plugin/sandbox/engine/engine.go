@@ -98,7 +98,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 
 // run is one run of Run: warm when the engine keeps runs armed (Exec's
 // go through the Runner's RunFiles, warm then too).
-func (e *Engine) run(ctx context.Context, req plugin.RunRequest, l plugin.Limits) (plugin.RunResult, error) {
+func (e *Engine) run(ctx context.Context, req plugin.RunRequest, l plugin.Bounds) (plugin.RunResult, error) {
 	l.Set(&req)
 	if e.warm != nil {
 		return e.warm.Run(ctx, req)
@@ -160,7 +160,7 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		Image:   l.RunImage,
 		Command: l.Run,
 		Env:     l.Env,
-		// Given for completeness: without a TimeLimit the run has no
+		// Given for completeness: without a time limit the run has no
 		// verdict, and the caller judges from the figures and exit code.
 		MemoryExitCode: l.MemoryExitCode,
 		InputFile:      x.InputPath,
@@ -274,9 +274,9 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		Writable:       x.Writable,
 		Tasks:          x.Tasks,
 	}
-	plugin.Limits{Time: x.Limits.Time, Deadlines: plugin.Deadlines{CPU: x.CPULimit, Wall: x.Limits.Wall},
-		Output: x.Limits.Output, Memory: x.Limits.Memory, Pids: x.Pids, CPUs: x.CPUs,
-		FileSize: x.FileSize, Stack: x.Stack}.WithDefaults().Set(&run)
+	plugin.Bounds{Deadlines: plugin.Deadlines{CPU: x.CPULimit, Wall: x.Limits.Wall},
+		Limits: plugin.Limits{Time: x.Limits.Time, Output: x.Limits.Output, Memory: x.Limits.Memory, Pids: x.Pids, CPUs: x.CPUs,
+			FileSize: x.FileSize, Stack: x.Stack}}.WithDefaults().Set(&run)
 	for _, b := range x.Binds {
 		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
 	}
@@ -286,13 +286,15 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 // ExecRequestOf asks a service for run (whose Output, a writer, stays the
 // caller's). A regular file as stdin is sent whole before the run, so
 // that the service can have it armed ahead; any other stream is fed as it
-// comes. The Runner's own hooks (Prepare, Collect, Stop) cannot cross: a
-// request with them is refused.
+// comes. What only a Runner in this process does (files copied in or out
+// as Copy, a Stop channel, pinned cores, an idle limit of its own) cannot
+// cross: a request with it is refused.
 func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 	// The idle limit does not cross: the service sets it from the time
 	// limit, as Check did for a request that went through it.
-	ownIdle := run.IdleLimit != 0 && (run.TimeLimit == 0 || run.IdleLimit != plugin.DeadlinesFor(run.TimeLimit).Idle)
-	if run.Prepare != nil || run.Collect != nil || run.UnpackInput || run.Stop != nil || run.CPUSet != "" || ownIdle {
+	l, w := run.Limits, run.Wait
+	ownIdle := w.Idle != 0 && (l.Time == 0 || w.Idle != plugin.DeadlinesFor(l.Time).Idle)
+	if len(run.Copy.In) > 0 || len(run.Copy.Out) > 0 || run.Copy.Unpack || w.Stop != nil || l.CPUSet != "" || ownIdle {
 		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (its own hooks, a stop channel, pinned cores or an idle limit; files go in and out as plugin.Files)")
 	}
 	x := sandbox.ExecRequest{
@@ -302,12 +304,12 @@ func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 		Stdin:          run.StdinStream,
 		StderrPath:     run.StderrFile,
 		StderrToStdout: run.StderrToStdout,
-		Limits:         sandbox.Limits{Time: run.TimeLimit, Memory: run.MemoryBytes, Output: run.OutputLimit, Wall: run.WallLimit},
-		Pids:           run.Pids,
-		CPUs:           run.CPUs,
-		CPULimit:       run.CPULimit,
-		FileSize:       run.FileSizeBytes,
-		Stack:          run.StackBytes,
+		Limits:         sandbox.Limits{Time: l.Time, Memory: l.Memory, Output: l.Output, Wall: w.Wall},
+		Pids:           l.Pids,
+		CPUs:           l.CPUs,
+		CPULimit:       w.CPU,
+		FileSize:       l.FileSize,
+		Stack:          l.Stack,
 		MemoryExitCode: run.MemoryExitCode,
 		Env:            run.Env,
 		WorkDir:        run.WorkDir,

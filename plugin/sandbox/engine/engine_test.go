@@ -211,10 +211,8 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	}
 	defer file.Close()
 	run := plugin.RunRequest{Image: "localhost/x", Command: []string{"/bin/sh", "run"}, StdinStream: file,
-		StderrFile: "/tmp/err", OutputLimit: 1 << 20, MemoryBytes: 64 << 20, Pids: 60, CPUs: 1,
-		TimeLimit: time.Second, WallLimit: 10 * time.Second, CPULimit: 2 * time.Second, FileSizeBytes: 1 << 20,
-		StackBytes: 8 << 20, Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box", Writable: true, Tasks: "threads",
-		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}}
+		StderrFile: "/tmp/err", Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box", Writable: true, Tasks: "threads",
+		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}, Limits: plugin.Limits{Output: 1 << 20, Memory: 64 << 20, Pids: 60, CPUs: 1, Time: time.Second, FileSize: 1 << 20, Stack: 8 << 20}, Wait: plugin.Wait{Deadlines: plugin.Deadlines{Wall: 10 * time.Second, CPU: 2 * time.Second}}}
 	x, err := ExecRequestOf(run)
 	if err != nil {
 		t.Fatal(err)
@@ -236,7 +234,7 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	if x, err := ExecRequestOf(plugin.RunRequest{Image: "i", Command: []string{"/p"}, StdinStream: r}); err != nil || x.StdinWhole {
 		t.Errorf("a pipe as stdin: whole %t, %v; want fed as it comes", x.StdinWhole, err)
 	}
-	checked := plugin.RunRequest{Image: "i", Command: []string{"/p"}, TimeLimit: time.Second}
+	checked := plugin.RunRequest{Image: "i", Command: []string{"/p"}, Limits: plugin.Limits{Time: time.Second}}
 	if err := checked.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -244,10 +242,12 @@ func TestExecRequestRoundTrip(t *testing.T) {
 		t.Errorf("a checked request (its idle limit the default): %v", err)
 	}
 	for _, bad := range []plugin.RunRequest{
-		{Image: "i", Command: []string{"/p"}, TimeLimit: time.Second, IdleLimit: time.Hour},
-		{Image: "i", Command: []string{"/p"}, InputFile: "/tmp/sources", UnpackInput: true},
-		{Image: "i", Command: []string{"/p"}, CPUSet: "1"},
-		{Image: "i", Command: []string{"/p"}, Prepare: func(context.Context, bindings.Runtime, string) error { return nil }},
+		{Image: "i", Command: []string{"/p"}, Limits: plugin.Limits{Time: time.Second}, Wait: plugin.Wait{Deadlines: plugin.Deadlines{Idle: time.Hour}}},
+		{Image: "i", Command: []string{"/p"}, InputFile: "/tmp/sources", Copy: plugin.Copy{Unpack: true}},
+		{Image: "i", Command: []string{"/p"}, Limits: plugin.Limits{CPUSet: "1"}},
+		{Image: "i", Command: []string{"/p"}, Copy: plugin.Copy{In: map[string][]byte{"a.c": nil}}},
+		{Image: "i", Command: []string{"/p"}, Copy: plugin.Copy{Out: []string{"a.out"}, OutDir: "/tmp"}},
+		{Image: "i", Command: []string{"/p"}, Wait: plugin.Wait{Stop: make(chan struct{})}},
 	} {
 		if _, err := ExecRequestOf(bad); err == nil {
 			t.Errorf("ExecRequestOf(%+v) crossed; it needs the runner in process", bad)
