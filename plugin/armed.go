@@ -305,7 +305,6 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	if res.Signal == "SIGSYS" {
 		r.nameSyscall(res, a.began, time.Now())
 	}
-	res.Verdict, res.VerdictNote = runVerdict(req, *res)
 	return *res, nil
 }
 

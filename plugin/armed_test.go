@@ -35,7 +35,7 @@ func one(p fakeProgram) func(bindings.Spec) fakeProgram {
 func TestRunAcceptedRun(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("hello\n"), cpu: 300 * time.Millisecond, setupCPU: 200 * time.Millisecond, peak: 5 << 20}))
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/bin/prog", "arg"}, Output: &out, Limits: Limits{Time: time.Second, Memory: 64 << 20}})
+	res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/bin/prog", "arg"}, Output: &out, Limits: Limits{Time: time.Second, Memory: 64 << 20}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestRunExitCodesAndSignals(t *testing.T) {
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
 		r.SeccompLogs = []string{filepath.Join(t.TempDir(), "no-kern.log")}
-		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
+		res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestRunExitCodesAndSignals(t *testing.T) {
 func TestRunOutputLimitStopsTheRun(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: bytes.Repeat([]byte("x"), 1000), repeat: 10, hang: true, cpu: time.Millisecond}))
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Output: 2500, Time: time.Second}})
+	res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Output: 2500, Time: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestRunShimFailures(t *testing.T) {
 		"dies without report": {fakeProgram{noReport: true, cpu: time.Millisecond}, "report", 1},
 	} {
 		r, rt, cg := fakeRunner(t, one(c.prog))
-		res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
+		res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
 		var se *ShimError
 		if !errors.As(err, &se) || se.Step != c.step {
 			t.Errorf("%s: err %v, want a ShimError at step %s", name, err, c.step)
@@ -147,7 +147,7 @@ func TestRunShimFailures(t *testing.T) {
 		if res.Verdict != "" {
 			t.Errorf("%s: a shim failure got a program verdict %s", name, res.Verdict)
 		}
-		if v, _ := decideVerdict(testOutcome{res: res, err: err, limit: time.Second}); v != IE {
+		if v, _ := decideVerdict(testOutcome{res: res.RunResult, err: err, limit: time.Second}); v != IE {
 			t.Errorf("%s: judged %s, want IE", name, v)
 		}
 		if s := rt.state(); len(s.goes) != c.goes {
@@ -299,7 +299,7 @@ func TestRunWithoutShimOrParent(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, InputFile: in, Output: &out, Limits: Limits{Time: time.Second}})
+	res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, InputFile: in, Output: &out, Limits: Limits{Time: time.Second}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestRunWithoutShimOrParent(t *testing.T) {
 	// No parent cgroup: the figures are the shim's alone.
 	r2, rt2, _ := fakeRunner(t, one(fakeProgram{cpu: 40 * time.Millisecond, oomKill: true}))
 	r2.Cgroups = nil
-	res, err = r2.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
+	res, err = runJudged(r2.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,7 +421,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 				var out bytes.Buffer
 				req := c.req
 				req.Image, req.Command, req.Output, req.Limits.Time = "img", []string{"/p"}, &out, time.Second
-				res, err := run(context.Background(), req)
+				res, err := runJudged(run, context.Background(), req)
 				if err != nil {
 					t.Fatalf("%s, run %d: %v", name, i, err)
 				}
@@ -450,7 +450,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
 	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("42\n"), cpu: 10 * time.Millisecond, reportLag: 300 * time.Millisecond}))
 	var out bytes.Buffer
-	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Time: time.Second}, Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}})
+	res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Time: time.Second}, Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -461,4 +461,14 @@ func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
 		t.Errorf("kills %v, want the cap's one stop", s.kills)
 	}
 	assertNothingLeft(t, rt, cg)
+}
+
+// runJudged runs req with run and judges it as the fronts do (JudgeRun):
+// no verdict when the run failed.
+func runJudged(run func(context.Context, RunRequest) (RunResult, error), ctx context.Context, req RunRequest) (JudgedRun, error) {
+	res, err := run(ctx, req)
+	if err != nil {
+		return JudgedRun{RunResult: res}, err
+	}
+	return JudgeRun(req, res), nil
 }

@@ -114,7 +114,9 @@ type Copy struct {
 }
 
 // RunResult says how the program ended. It is a value, not an error: a
-// program that crashed or was stopped still produced a result.
+// program that crashed or was stopped still produced a result. It holds
+// the facts of the run (Status classifies them) and its figures, no
+// verdict: a caller that wants one asks RunVerdict (or JudgeRun).
 type RunResult struct {
 	Container   string `json:"container"`
 	ContainerID string `json:"container_id"`
@@ -165,11 +167,6 @@ type RunResult struct {
 	Cgroup *cgroupdrv.Counters `json:"parent_cgroup,omitempty"`
 	// Measure is what the program is charged for.
 	Measure Measure `json:"measure"`
-	// Verdict and VerdictNote judge the run against the request's
-	// TimeLimit and limits (the answer is not looked at: AC means it ran
-	// within them). Empty without a TimeLimit.
-	Verdict     Verdict `json:"verdict,omitempty"`
-	VerdictNote string  `json:"verdict_note,omitempty"`
 }
 
 // RequestError says a request cannot be run as given; nothing was created.

@@ -47,22 +47,41 @@ type testOutcome struct {
 // judgeTest is the one caller of decideVerdict: tr judged on o, with the
 // run and the figures the verdict was decided on (a verdict always carries
 // them). A batch test, an interactive test's solution and a run with a
-// time limit (runVerdict) are all judged here.
+// time limit (RunVerdict) are all judged here.
 func judgeTest(tr TestResult, o testOutcome) TestResult {
 	tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
 	tr.Verdict, tr.Note = decideVerdict(o)
 	return tr
 }
 
-// runVerdict judges one run of req against its TimeLimit and limits, the
-// answer aside (AC: it ran within them): the verdict of the fronts'
-// runs. Empty without a TimeLimit.
-func runVerdict(req RunRequest, res RunResult) (Verdict, string) {
+// RunVerdict judges one run of req against its Limits.Time and limits,
+// the answer aside (AC: it ran within them): the verdict of the fronts'
+// runs and the protocol's Exec, which ask it of the mechanism's result.
+// Empty without a time limit.
+func RunVerdict(req RunRequest, res RunResult) (Verdict, string) {
 	if req.Limits.Time <= 0 {
 		return "", ""
 	}
 	tr := judgeTest(TestResult{}, testOutcome{res: res, limit: req.Limits.Time, matched: true, memoryExit: req.MemoryExitCode})
 	return tr.Verdict, tr.Note
+}
+
+// JudgedRun is a run with its verdict (RunVerdict): what the fronts and
+// the protocol's Exec report. Its JSON is the RunResult's fields then
+// "verdict" and "verdict_note", both left out when empty.
+type JudgedRun struct {
+	RunResult
+	// Verdict and VerdictNote judge the run against the request's
+	// Limits.Time and limits (the answer is not looked at: AC means it
+	// ran within them). Empty without a time limit.
+	Verdict     Verdict `json:"verdict,omitempty"`
+	VerdictNote string  `json:"verdict_note,omitempty"`
+}
+
+// JudgeRun is res with its verdict against req (RunVerdict).
+func JudgeRun(req RunRequest, res RunResult) JudgedRun {
+	v, note := RunVerdict(req, res)
+	return JudgedRun{RunResult: res, Verdict: v, VerdictNote: note}
 }
 
 // decideVerdict applies the rules, in order: a failure of ours is IE; a

@@ -51,7 +51,7 @@ func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 		sparesArmed(w) // a caller that comes while its run is armed still takes it, but cannot show it
 		before := rt.state().created
 		var out bytes.Buffer
-		res, err := w.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}, InputFile: inputFile(t, text), Output: &out, Limits: Limits{Time: time.Second}})
+		res, err := runJudged(w.Run, ctx, RunRequest{Image: "img", Command: []string{"/p"}, InputFile: inputFile(t, text), Output: &out, Limits: Limits{Time: time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,7 +73,8 @@ func benchBuilds(ctx context.Context, rep *benchReport, runner *plugin.Runner, i
 		return err
 	}
 	front := func(ctx context.Context, req plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
-		return runThroughService(ctx, c, req, f)
+		res, err := runThroughService(ctx, c, req, f)
+		return res.RunResult, err
 	}
 	rep.BuildFront, err = medianOf(n, pause, build(front, "as a front through the service"))
 	return err

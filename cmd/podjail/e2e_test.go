@@ -53,13 +53,13 @@ func podjail(t testing.TB, env hosttest.Env, args ...string) cmdResult {
 
 // runJSON runs `podjail run --json` of a helper of the test binary with the
 // program's stdout in a file and returns the report and that output.
-func runJSON(t *testing.T, env hosttest.Env, flags []string, helper ...string) (plugin.RunResult, []byte) {
+func runJSON(t *testing.T, env hosttest.Env, flags []string, helper ...string) (plugin.JudgedRun, []byte) {
 	t.Helper()
 	return runArgvJSON(t, env, flags, append([]string{testProgram}, helper...)...)
 }
 
 // runArgvJSON is runJSON for any program of the test image.
-func runArgvJSON(t *testing.T, env hosttest.Env, flags []string, argv ...string) (plugin.RunResult, []byte) {
+func runArgvJSON(t *testing.T, env hosttest.Env, flags []string, argv ...string) (plugin.JudgedRun, []byte) {
 	t.Helper()
 	outFile := filepath.Join(t.TempDir(), "stdout")
 	args := append([]string{"run", "--json", "--image", env.Image, "--output", outFile}, flags...)
@@ -68,7 +68,7 @@ func runArgvJSON(t *testing.T, env hosttest.Env, flags []string, argv ...string)
 	if r.code != 0 {
 		t.Fatalf("podjail %v: exit %d\nstderr: %s", args, r.code, r.stderr)
 	}
-	var res plugin.RunResult
+	var res plugin.JudgedRun
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("report is not JSON: %v\n%s", err, r.stdout)
 	}
@@ -406,7 +406,7 @@ func TestRunAcceptsRelativeInputPath(t *testing.T) {
 	if err != nil {
 		t.Fatalf("podjail run with a relative input: %v\n%s", err, report)
 	}
-	var res plugin.RunResult
+	var res plugin.JudgedRun
 	if err := json.Unmarshal(report, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -46,7 +46,7 @@ func hostileFlags(extra ...string) []string {
 
 // runHostile runs program with args and logs how it ended. After the test
 // it checks that no process of the program is left on the host.
-func runHostile(t *testing.T, env hosttest.Env, flags []string, program string, args ...string) (plugin.RunResult, []byte) {
+func runHostile(t *testing.T, env hosttest.Env, flags []string, program string, args ...string) (plugin.JudgedRun, []byte) {
 	t.Helper()
 	start := time.Now()
 	res, out := runArgvJSON(t, env, flags, append([]string{program}, args...)...)
@@ -77,7 +77,7 @@ func runHostile(t *testing.T, env hosttest.Env, flags []string, program string, 
 // wantSyscallNamed checks that an RFE names the call when this user can
 // read the kernel log (root; rootless only without dmesg_restrict), and
 // says why not otherwise.
-func wantSyscallNamed(t *testing.T, res plugin.RunResult, call string) {
+func wantSyscallNamed(t *testing.T, res plugin.JudgedRun, call string) {
 	t.Helper()
 	f, err := os.Open("/dev/kmsg")
 	if err == nil {
@@ -93,7 +93,7 @@ func wantSyscallNamed(t *testing.T, res plugin.RunResult, call string) {
 	}
 }
 
-func wantVerdict(t *testing.T, res plugin.RunResult, want plugin.Verdict, note string) {
+func wantVerdict(t *testing.T, res plugin.JudgedRun, want plugin.Verdict, note string) {
 	t.Helper()
 	if res.Verdict != want || !strings.Contains(res.VerdictNote, note) {
 		t.Fatalf("verdict %s (%s); want %s with %q (exit %d, signal %q, killed %q)",
@@ -130,7 +130,7 @@ func wantAbsent(t *testing.T, out []byte, text string) {
 	}
 }
 
-func wantReport(t *testing.T, res plugin.RunResult) {
+func wantReport(t *testing.T, res plugin.JudgedRun) {
 	t.Helper()
 	if res.Report == nil {
 		t.Fatalf("no shim report (shimmed %t): the runner must always get one", res.Shimmed)

@@ -372,7 +372,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 }
 
 // isolateMeta says in isolate's terms how the run ended.
-func isolateMeta(cmd isolate.Command, res plugin.RunResult) isolate.Meta {
+func isolateMeta(cmd isolate.Command, res plugin.JudgedRun) isolate.Meta {
 	m := res.Measure
 	s := isolate.Stats{Time: m.Time, WallTime: res.Wall, MaxRSSKiB: max(m.Peak, 0) >> 10, CG: cmd.CG,
 		CgMemKiB: max(m.Peak, 0) >> 10, CgOOMKilled: m.MemoryExceeded}

@@ -83,7 +83,7 @@ func parseRusage(t testing.TB, out []byte) time.Duration {
 	return time.Duration(us) * time.Microsecond
 }
 
-func logMeasure(t testing.TB, res plugin.RunResult) {
+func logMeasure(t testing.TB, res plugin.JudgedRun) {
 	t.Helper()
 	m := res.Measure
 	t.Logf("time %v (%s); shim %v; container cpu %v, own cost %v; peak %d (%s); container peak %d; MLE %t (%s)",

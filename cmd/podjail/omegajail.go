@@ -86,7 +86,8 @@ func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Languag
 	}
 	l = plugin.OmegajailBuildLanguage(req, l)
 	build := func(ctx context.Context, run plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
-		return frontRun(ctx, run, f, log)
+		res, err := frontRun(ctx, run, f, log)
+		return res.RunResult, err
 	}
 	start := time.Now()
 	b, err := plugin.BuildWith(ctx, build, l, files, "")
@@ -243,7 +244,7 @@ const omegajailHome = "/home"
 // omegajailMeta says in omegajail's terms how the run ended: the Runner
 // turns SIGXCPU into TLE, SIGXFSZ into OLE, memory above the limit into
 // MLE and SIGSYS into RFE.
-func omegajailMeta(res plugin.RunResult, memoryLimit int64) omegajail.Meta {
+func omegajailMeta(res plugin.JudgedRun, memoryLimit int64) omegajail.Meta {
 	m := omegajail.Meta{TimeUs: res.Measure.Time.Microseconds(), WallTimeUs: res.Wall.Microseconds(), MemBytes: max(res.Measure.Peak, 0)}
 	if rep := res.Report; rep != nil && res.Measure.Time == res.Measure.ShimTime {
 		m.TimeUs, m.SysTimeUs = rep.UserUs, rep.SysUs

@@ -28,7 +28,7 @@ func TestOmegajailMetaNamesTheSyscall(t *testing.T) {
 		{"getpid", "signal:SIGSYS\nsyscall:getpid\n"},
 		{"", "signal:SIGSYS\n"},
 	} {
-		m := omegajailMeta(plugin.RunResult{Verdict: plugin.RFE, Signal: "SIGSYS", SyscallName: c.name}, 64<<20)
+		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: plugin.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, 64<<20)
 		var b bytes.Buffer
 		if err := omegajail.WriteMeta(&b, m); err != nil {
 			t.Fatal(err)

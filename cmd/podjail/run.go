@@ -83,7 +83,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		}
 		return exitFailure
 	}
-	var res plugin.RunResult
+	var res plugin.JudgedRun
 	if svc != nil {
 		defer closeSvc()
 		res, err = runThroughService(ctx, svc, req, plugin.Files{})
@@ -110,13 +110,19 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	return exitOK
 }
 
-func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.RunResult, error) {
+// runOnce runs req, with files, in this process, and judges it
+// (plugin.JudgeRun) when it ran.
+func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.JudgedRun, error) {
 	r, err := newRunner(ctx, url, shimPath, log)
 	if err != nil {
-		return plugin.RunResult{}, err
+		return plugin.JudgedRun{}, err
 	}
 	defer r.Close(context.WithoutCancel(ctx))
-	return r.RunFiles(ctx, req, files)
+	res, err := r.RunFiles(ctx, req, files)
+	if err != nil {
+		return plugin.JudgedRun{RunResult: res}, err
+	}
+	return plugin.JudgeRun(req, res), nil
 }
 
 // runService is the service podjail run goes through (see dialService),
@@ -134,25 +140,26 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 
 // runThroughService runs req, with files, through a podjail service: the
 // same run as in process, the report the service's. A failure of the shim
-// is the same *plugin.ShimError as in process.
-func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest, files plugin.Files) (plugin.RunResult, error) {
+// is the same *plugin.ShimError as in process. The verdict is the
+// service's, in its report.
+func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest, files plugin.Files) (plugin.JudgedRun, error) {
 	// The service resolves paths in its own working directory, not ours;
 	// it fills in the defaults of the limits itself.
 	checked := req
 	if err := checked.Check(); err != nil {
-		return plugin.RunResult{Image: req.Image}, err
+		return plugin.JudgedRun{RunResult: plugin.RunResult{Image: req.Image}}, err
 	}
 	req.InputFile, req.StderrFile = checked.InputFile, checked.StderrFile
 	x, err := engine.ExecRequestOf(req)
 	if err != nil {
-		return plugin.RunResult{}, err
+		return plugin.JudgedRun{}, err
 	}
 	if x.StderrPath != "" {
 		// Appended to here, once the program ended: the service need not
 		// see our file, nor be allowed to write it.
 		f, err := os.OpenFile(x.StderrPath, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
 		if err != nil {
-			return plugin.RunResult{}, &plugin.RequestError{Field: "stderr", Err: err}
+			return plugin.JudgedRun{}, &plugin.RequestError{Field: "stderr", Err: err}
 		}
 		defer f.Close()
 		x.StderrPath, x.Stderr = "", f
@@ -165,11 +172,11 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 		xr, err = execUploading(ctx, svc, x, req.Output)
 	}
 	if err != nil {
-		return plugin.RunResult{}, err
+		return plugin.JudgedRun{}, err
 	}
-	var res plugin.RunResult
+	var res plugin.JudgedRun
 	if err := json.Unmarshal(xr.Report, &res); err != nil {
-		return plugin.RunResult{}, fmt.Errorf("the service's report: %w", err)
+		return plugin.JudgedRun{}, fmt.Errorf("the service's report: %w", err)
 	}
 	if err := writeCollected(files, xr.Files); err != nil {
 		return res, err
@@ -216,10 +223,10 @@ func execUploading(ctx context.Context, svc *sandbox.Client, x sandbox.ExecReque
 // $PODJAIL_SERVICE names or that answers on the default socket, else, or
 // when that service may not or cannot use this caller's paths (it runs as
 // another user, or in a container without them), in this process.
-func frontRun(ctx context.Context, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.RunResult, error) {
+func frontRun(ctx context.Context, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.JudgedRun, error) {
 	svc, closeSvc, err := dialService(ctx, "", log)
 	if err != nil {
-		return plugin.RunResult{}, err
+		return plugin.JudgedRun{}, err
 	}
 	if svc != nil {
 		defer closeSvc()
@@ -231,7 +238,7 @@ func frontRun(ctx context.Context, req plugin.RunRequest, files plugin.Files, lo
 	}
 	shimPath, err := findShim("")
 	if err != nil || shimPath == "" {
-		return plugin.RunResult{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
+		return plugin.JudgedRun{}, fmt.Errorf("podjail-shim not found beside podjail (%v)", err)
 	}
 	return runOnce(ctx, "", shimPath, req, files, log)
 }
@@ -255,7 +262,7 @@ func isBadInput(err error) bool {
 	return errors.As(err, &reqErr) || errors.As(err, &imgErr) || errors.Is(err, sandbox.ErrInvalidArgument)
 }
 
-func printRunReport(w io.Writer, r plugin.RunResult, verbose bool) {
+func printRunReport(w io.Writer, r plugin.JudgedRun, verbose bool) {
 	switch {
 	case r.Killed != plugin.NotKilled:
 		fmt.Fprintf(w, "killed: %s\n", r.Killed)

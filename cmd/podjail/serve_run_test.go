@@ -34,24 +34,24 @@ func TestServeRunsLikeInProcess(t *testing.T) {
 		name  string
 		flags []string
 		argv  []string
-		check func(t *testing.T, r plugin.RunResult, out []byte)
+		check func(t *testing.T, r plugin.JudgedRun, out []byte)
 	}{
-		{"cat", []string{"--input", input}, []string{testProgram, "cat"}, func(t *testing.T, r plugin.RunResult, out []byte) {
+		{"cat", []string{"--input", input}, []string{testProgram, "cat"}, func(t *testing.T, r plugin.JudgedRun, out []byte) {
 			if r.ExitCode != 0 || !bytes.Equal(out, data) {
 				t.Errorf("exit %d, %d bytes of stdout; want 0 and the input's %d bytes", r.ExitCode, len(out), len(data))
 			}
 		}},
-		{"exit 3", nil, []string{testProgram, "exit", "3"}, func(t *testing.T, r plugin.RunResult, _ []byte) {
+		{"exit 3", nil, []string{testProgram, "exit", "3"}, func(t *testing.T, r plugin.JudgedRun, _ []byte) {
 			if r.ExitCode != 3 || r.Signal != "" || r.Killed != plugin.NotKilled {
 				t.Errorf("exit %d signal %q killed %q, want exit 3", r.ExitCode, r.Signal, r.Killed)
 			}
 		}},
-		{"memory", hostileFlags(), []string{hostile("mallochog")}, func(t *testing.T, r plugin.RunResult, _ []byte) {
+		{"memory", hostileFlags(), []string{hostile("mallochog")}, func(t *testing.T, r plugin.JudgedRun, _ []byte) {
 			if r.Verdict != plugin.MLE || !r.Measure.MemoryExceeded {
 				t.Errorf("verdict %s, memory exceeded %t; want MLE", r.Verdict, r.Measure.MemoryExceeded)
 			}
 		}},
-		{"output", []string{"--output-limit", strconv.Itoa(1 << 20)}, []string{testProgram, "flood", strconv.Itoa(1 << 30)}, func(t *testing.T, r plugin.RunResult, out []byte) {
+		{"output", []string{"--output-limit", strconv.Itoa(1 << 20)}, []string{testProgram, "flood", strconv.Itoa(1 << 30)}, func(t *testing.T, r plugin.JudgedRun, out []byte) {
 			if r.Killed != plugin.KilledOutputLimit || len(out) > 1<<20 {
 				t.Errorf("killed %q with %d bytes kept; want the output limit, at most 1 MiB kept", r.Killed, len(out))
 			}
@@ -105,7 +105,7 @@ func TestServeRunsLikeInProcess(t *testing.T) {
 
 // runVia is one `podjail run --json` through service ("none": in this
 // process); it returns the report and the program's stdout.
-func runVia(t *testing.T, env hosttest.Env, service string, flags, argv []string) (plugin.RunResult, []byte) {
+func runVia(t *testing.T, env hosttest.Env, service string, flags, argv []string) (plugin.JudgedRun, []byte) {
 	t.Helper()
 	outFile := filepath.Join(t.TempDir(), "stdout")
 	args := append([]string{"run", "--json", "--service", service, "--image", env.Image, "--output", outFile}, flags...)
@@ -113,7 +113,7 @@ func runVia(t *testing.T, env hosttest.Env, service string, flags, argv []string
 	if r.code != exitOK {
 		t.Fatalf("podjail %v: exit %d\n%s", args, r.code, r.stderr)
 	}
-	var res plugin.RunResult
+	var res plugin.JudgedRun
 	if err := json.Unmarshal([]byte(r.stdout), &res); err != nil {
 		t.Fatalf("the report is not JSON: %v\n%s", err, r.stdout)
 	}

@@ -205,7 +205,13 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	case err != nil:
 		return sandbox.ExecResult{}, Classify(err)
 	}
-	report, err := json.Marshal(res)
+	// The mechanism's result has no verdict: the judging layer's, when
+	// the run ended (a failure of the shim has none).
+	judged := plugin.JudgedRun{RunResult: res}
+	if err == nil {
+		judged = plugin.JudgeRun(run, res)
+	}
+	report, err := json.Marshal(judged)
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
@@ -213,7 +219,7 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	return sandbox.ExecResult{Run: RunResult(res), Verdict: res.Verdict, VerdictNote: res.VerdictNote,
+	return sandbox.ExecResult{Run: RunResult(res), Verdict: judged.Verdict, VerdictNote: judged.VerdictNote,
 		Container: res.Container, Report: report, Files: collected}, nil
 }
 
