@@ -155,11 +155,11 @@ type Files struct {
 // it, through the Runner's Warm when it has one (NewWarm).
 func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResult, error) {
 	if (len(f.In) > 0 || len(f.Out) > 0) && !path.IsAbs(req.WorkDir) {
-		return RunResult{Image: req.Image}, &RequestError{"files", errors.New("files to put in or take out need an absolute working directory")}
+		return RunResult{Image: req.Image}, &RequestError{Field: "files", Err: errors.New("files to put in or take out need an absolute working directory")}
 	}
 	for _, name := range append(slices.Collect(maps.Keys(f.In)), f.Out...) {
 		if err := shim.CheckFileName(name); err != nil {
-			return RunResult{Image: req.Image}, &RequestError{"files", err}
+			return RunResult{Image: req.Image}, &RequestError{Field: "files", Err: err}
 		}
 	}
 	if len(f.Out) > 0 {
@@ -172,7 +172,7 @@ func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResu
 		return r.Run(ctx, req)
 	default:
 		if req.InputFile != "" || req.StdinStream != nil {
-			return RunResult{Image: req.Image}, &RequestError{"input", errors.New("files to put in and an input are exclusive (the program's stdin is empty)")}
+			return RunResult{Image: req.Image}, &RequestError{Field: "input", Err: errors.New("files to put in and an input are exclusive (the program's stdin is empty)")}
 		}
 		packed, err := os.CreateTemp(f.TmpDir, "podjail-sources-")
 		if err != nil {
@@ -196,11 +196,11 @@ func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResu
 // a plain file name.
 func checkBuildFiles(files map[string][]byte) error {
 	if len(files) == 0 {
-		return &RequestError{"source", errors.New("no source file given")}
+		return &RequestError{Field: "source", Err: errors.New("no source file given")}
 	}
 	for name := range files {
 		if err := shim.CheckFileName(name); err != nil {
-			return &RequestError{"source", err}
+			return &RequestError{Field: "source", Err: err}
 		}
 	}
 	return nil

@@ -99,10 +99,10 @@ type JudgeResult struct {
 func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, error) {
 	p := req.Problem
 	if p == nil || len(req.Source) == 0 {
-		return JudgeResult{}, &RequestError{"judge", errors.New("a problem and a non-empty source are required")}
+		return JudgeResult{}, &RequestError{Field: "judge", Err: errors.New("a problem and a non-empty source are required")}
 	}
 	if err := req.Lang.Validate(); err != nil {
-		return JudgeResult{}, &RequestError{"language", err}
+		return JudgeResult{}, &RequestError{Field: "language", Err: err}
 	}
 	if req.Languages == nil {
 		req.Languages = lang.Default()
@@ -144,7 +144,7 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		return out, nil
 	}
 	limit := TestTimeLimit(p, req.Lang)
-	out.TimeLimit, out.MemoryLimit = limit, r.memoryLimit(p.MemoryBytes)
+	out.TimeLimit, out.MemoryLimit = limit, r.MemoryLimit(p.MemoryBytes)
 	slots, cpusets, err := r.slots(req.Parallel)
 	if err != nil {
 		return out, err
@@ -314,13 +314,13 @@ func (r *Runner) slots(parallel int) (int, []string, error) {
 		n = max(1, len(r.Cores))
 	}
 	if n < 0 {
-		return 0, nil, &RequestError{"parallel", fmt.Errorf("%d: want 0 (one per core), 1 (one test at a time) or more", parallel)}
+		return 0, nil, &RequestError{Field: "parallel", Err: fmt.Errorf("%d: want 0 (one per core), 1 (one test at a time) or more", parallel)}
 	}
 	if n == 1 {
 		return 1, []string{""}, nil
 	}
 	if n > len(r.Cores) {
-		return 0, nil, &RequestError{"parallel", fmt.Errorf("%d tests at once need %d cores of their own; podjail is given %d (%v)", n, n, len(r.Cores), r.Cores)}
+		return 0, nil, &RequestError{Field: "parallel", Err: fmt.Errorf("%d tests at once need %d cores of their own; podjail is given %d (%v)", n, n, len(r.Cores), r.Cores)}
 	}
 	sets := make([]string, n)
 	for i := range sets {
@@ -347,11 +347,11 @@ func helperProgram(p *problem.Problem) *problem.Program {
 func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog problem.Program, tmp string, out *JudgeResult) (*checker, error) {
 	l, err := req.Languages.Lookup(prog.Lang)
 	if err != nil {
-		return nil, &RequestError{"checker", err}
+		return nil, &RequestError{Field: "checker", Err: err}
 	}
 	src, err := os.ReadFile(prog.Source)
 	if err != nil {
-		return nil, &RequestError{"checker", err}
+		return nil, &RequestError{Field: "checker", Err: err}
 	}
 	if err := r.imagesPresent(ctx, l.BuildImage, l.RunImage); err != nil {
 		return nil, err

@@ -71,12 +71,4 @@ func TestRunLimits(t *testing.T) {
 	if got := HandleLimits(time.Second, 3*time.Second, 5, 6); got.CPU != time.Second || got.Time != 0 || got.Wall != 3*time.Second || got.CPUs != 1 {
 		t.Errorf("handle: %+v", got)
 	}
-	r := RunRequest{Limits: Limits{Time: time.Second}, Wait: Wait{Deadlines: Deadlines{Idle: time.Minute}}}
-	defaultLimits(&r)
-	if w, l := r.Wait, r.Limits; w.CPU != 3*time.Second || w.Idle != time.Minute || w.Wall != 15*time.Second || l.Memory != DefaultMemory || l.Pids != DefaultPids || l.CPUs != DefaultCPUs || l.Output != DefaultOutputLimit {
-		t.Errorf("defaults: %+v", r)
-	}
-	if rlimits(RunRequest{Writable: true}, 1) != nil {
-		t.Error("a writable run got rlimits")
-	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -44,7 +45,7 @@ func MemoryCeilingFromEnv() (int64, error) {
 	}
 	b, err := lang.ParseSize(s)
 	if err != nil || b <= 0 {
-		return 0, &RequestError{"$" + MemoryCeilingEnv, fmt.Errorf("%q is not a memory size like 640MiB (%v)", s, err)}
+		return 0, &RequestError{Field: "$" + MemoryCeilingEnv, Err: fmt.Errorf("%q is not a memory size like 640MiB (%v)", s, err)}
 	}
 	return b, nil
 }
@@ -95,7 +96,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	// side, a one-run command pays the longer of the two, not their sum.
 	var swept sync.WaitGroup
 	swept.Go(func() {
-		sweepContainers(ctx, client, self, log)
+		runner.SweepContainers(ctx, client, self, log)
 		step("sweep containers")
 	})
 	r, err := hostSetup(ctx, client, self, log, step)
@@ -111,50 +112,6 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	return r, nil
 }
 
-// Close ends the runner's work on the host. It removes what this podjail
-// instance (this process: every Runner of it shares Self) still has:
-// nothing, unless a run's own cleanup lost a race, which is then logged.
-// And it sweeps once more what dead instances left: a request a killed
-// instance had in flight when it died (a container's create, a parent's
-// transient unit) is carried out by Podman or systemd all the same, and
-// can land after this runner's start swept. Call it once no run of this
-// process is under way.
-func (r *Runner) Close(ctx context.Context) {
-	log := r.Log
-	if log == nil {
-		log = hclog.NewNullLogger()
-	}
-	if left, err := sweep(ctx, r.Runtime, r.Self, true); err != nil {
-		log.Warn("sweeping containers failed", "error", err)
-	} else if len(left) > 0 {
-		log.Warn("removed containers left at close (ours, whose cleanup was missed, or dead instances')", "containers", left)
-	}
-	if r.Cgroups == nil {
-		return
-	}
-	if left, err := sweepParents(ctx, r.Cgroups, r.Self, processAlive, true); err != nil {
-		log.Warn("sweeping run parents failed", "error", err)
-	} else if len(left) > 0 {
-		log.Warn("removed run parents left at close (ours, whose cleanup was missed, or dead instances')", "parents", left)
-	}
-}
-
-func sweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, log hclog.Logger) {
-	if gone, err := Sweep(ctx, rt, self); err != nil {
-		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
-	} else if len(gone) > 0 {
-		log.Info("removed containers left by dead podjail instances", "containers", gone)
-	}
-}
-
-func sweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, log hclog.Logger) {
-	if swept, err := SweepParents(ctx, d, self); err != nil {
-		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
-	} else if len(swept) > 0 {
-		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
-	}
-}
-
 // hostSetup asks the service about its host, picks the cgroup driver,
 // sweeps dead instances' parents and writes the seccomp profile.
 func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string)) (*Runner, error) {
@@ -168,7 +125,7 @@ func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log 
 	if err != nil {
 		return nil, err
 	}
-	sweepParentsLogged(ctx, driver, self, log)
+	runner.SweepParentsLogged(ctx, driver, self, log)
 	step("sweep parents")
 	profile, err := policy.WriteSeccomp(seccompDir(host.Rootless))
 	if err != nil {
@@ -176,8 +133,8 @@ func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log 
 	}
 	step("seccomp profile")
 	cores := pinnableCores(cgroupdrv.Host{}, os.Geteuid(), log)
-	return &Runner{Runtime: client, Self: self, Cgroups: driver, Seccomp: profile,
-		Levels: policy.NewLevelPool(), Log: log, Cores: cores}, nil
+	return &Runner{Runner: runner.Runner{Runtime: client, Self: self, Cgroups: driver, Seccomp: profile,
+		Levels: policy.NewLevelPool(), Log: log}, Cores: cores}, nil
 }
 
 // adoptLevels marks the SELinux levels of the service's containers (other

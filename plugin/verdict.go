@@ -3,6 +3,7 @@ package plugin
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/podjail/podjail/plugin/compare"
@@ -157,4 +158,20 @@ func bytesText(b int64) string {
 		return "unknown"
 	}
 	return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+}
+
+// stopNotes joins what says a helper's run (a checker's, an
+// interactor's) did not end on its own, "" when it did.
+func stopNotes(res RunResult) string {
+	var why []string
+	if res.Killed != NotKilled {
+		why = append(why, res.Killed.String())
+	}
+	if res.Measure.MemoryExceeded {
+		why = append(why, "memory limit exceeded")
+	}
+	if res.Signal != "" {
+		why = append(why, "killed by "+res.Signal)
+	}
+	return strings.Join(why, ", ")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
 )
@@ -88,7 +89,7 @@ func FuzzExecRequest(f *testing.F) {
 			return
 		}
 		rt := &noPodman{}
-		e := &Engine{runner: &plugin.Runner{Runtime: rt, Shim: "/usr/libexec/podjail-shim"}, langs: lang.Default(), tmpDir: t.TempDir()}
+		e := &Engine{runner: &plugin.Runner{Runner: runner.Runner{Runtime: rt, Shim: "/usr/libexec/podjail-shim"}}, langs: lang.Default(), tmpDir: t.TempDir()}
 		srv, err := sandbox.NewServer(e, sandbox.ServerOptions{TmpDir: t.TempDir()})
 		if err != nil {
 			t.Fatal(err)

@@ -1,0 +1,544 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/shim"
+)
+
+// armTimeout bounds arming: the container's create, attach and start and
+// the shim's own setup. Past it the runtime is failing, not the program.
+const armTimeout = 2 * time.Minute
+
+// Armed is one run made ready ahead of its turn: its parent cgroup made,
+// its container created, attached and started, and the shim set up and
+// waiting for the go (shim/doc.go, step 6). Nothing of the program exists
+// until Fire. Use it once: Fire, or Discard; both remove everything it
+// holds. Without the shim there is nothing to wait in the container, so
+// an Armed is only created and attached, and Fire starts it.
+type Armed struct {
+	r      *Runner
+	req    RunRequest
+	res    RunResult
+	id     string
+	nonce  string
+	parent *cgroupdrv.Parent
+	level  string
+
+	goStdin  *io.PipeWriter // the container's stdin: the go, then StdinStream
+	out      *cappedWriter
+	stderr   *tailBuffer
+	attached chan error
+	detach   context.CancelFunc
+	began    time.Time
+	early    bool // the container ended before it was armed (a shim failure)
+
+	killed   chan stopReason
+	stopping sync.WaitGroup // stops under way: the container is removed after them
+	endMu    sync.Mutex
+	over     bool      // the run has ended: a stop from now on does nothing
+	endedAt  time.Time // when it was known to have ended
+	fired    bool
+	once     sync.Once     // cleanup
+	cleaned  chan struct{} // closed once everything of the run is gone
+	cleanups []func(context.Context)
+}
+
+type stopReason struct {
+	reason KillReason
+	note   string
+	at     time.Time
+}
+
+// Arm makes req's run ready to fire. On error nothing of it is left.
+func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) {
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
+	req.Limits.Memory = r.MemoryLimit(req.Limits.Memory)
+	a := &Armed{r: r, req: req, killed: make(chan stopReason, 1), cleaned: make(chan struct{}),
+		res: RunResult{Image: req.Image, OutputLimit: req.Limits.Output, Container: "podjail-run-" + randomHex(6), Shimmed: r.Shim != ""}}
+	defer func() {
+		if err != nil {
+			a.cleanup(ctx)
+		}
+	}()
+	// No ImageExists first: Create says an image is missing
+	// (ImageMissingError), and the lookup cost the Podman service 4% of
+	// its processor time per run (a profile of podjail bench in the VM).
+	spec, stdin, err := r.spec(req, a.res.Container)
+	if err != nil {
+		return nil, err
+	}
+	if stdin != nil {
+		a.cleanups = append(a.cleanups, func(context.Context) { stdin.Close() })
+	}
+	a.nonce = spec.Env[shim.NonceEnv]
+	if err := a.reserveLevel(&spec); err != nil {
+		return nil, err
+	}
+	// What makes something on the host (the parent, the container) is not
+	// cut short by the caller: a request cancelled in flight may still be
+	// carried out by systemd or Podman, and what we never learn the name of
+	// we cannot remove. The caller's end is looked at once it is made.
+	made, cancelMade := context.WithTimeout(context.WithoutCancel(ctx), armTimeout)
+	defer cancelMade()
+	if err := a.makeParent(made, &spec); err != nil {
+		return nil, err
+	}
+	a.began = time.Now()
+	if err := a.create(made, spec); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if len(req.Copy.In) > 0 {
+		if err := r.Runtime.CopyIn(ctx, a.id, "/", sourceTar(req.WorkDir, req.Copy.In)); err != nil {
+			return nil, err
+		}
+	}
+	var in io.Reader = req.StdinStream
+	if stdin != nil {
+		in = stdin
+	}
+	if a.res.Shimmed {
+		pr, pw := io.Pipe()
+		a.goStdin, in = pw, pr
+		a.cleanups = append(a.cleanups, func(context.Context) { pw.Close() })
+	}
+	actx, cancel := context.WithTimeout(ctx, armTimeout)
+	defer cancel()
+	if err := a.attach(actx, in); err != nil {
+		return nil, err
+	}
+	if !a.res.Shimmed {
+		return a, nil
+	}
+	if err := r.Runtime.Start(actx, a.id); err != nil {
+		return nil, err
+	}
+	r.log().Debug("container started", "name", a.res.Container, "id", a.id)
+	if err := a.awaitArmed(actx); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (a *Armed) reserveLevel(spec *bindings.Spec) error {
+	levels := a.r.Levels
+	if levels == nil {
+		return nil
+	}
+	level, err := levels.Reserve()
+	if err != nil || level == "" {
+		return err
+	}
+	a.r.log().Debug("SELinux level reserved", "level", level, "held", levels.Len())
+	a.level, spec.SELinuxLevel = level, level
+	return nil
+}
+
+func (a *Armed) makeParent(ctx context.Context, spec *bindings.Spec) error {
+	r := a.r
+	if r.Cgroups == nil {
+		return nil
+	}
+	p, err := r.Cgroups.Create(ctx, parentID(r.Self))
+	if err != nil {
+		return fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err)
+	}
+	a.parent = &p
+	r.log().Debug("parent cgroup made", "parent", p.CgroupParent)
+	spec.CgroupParent = p.CgroupParent
+	return nil
+}
+
+func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
+	id, err := a.r.Runtime.Create(ctx, spec)
+	if err != nil {
+		return err
+	}
+	a.id, a.res.ContainerID = id, id
+	a.r.log().Debug("container created", "name", a.res.Container)
+	return nil
+}
+
+// attach connects the streams before the start: with log driver none
+// nothing is kept for later.
+func (a *Armed) attach(ctx context.Context, in io.Reader) error {
+	req := a.req
+	a.stderr = &tailBuffer{keep: stderrKeep}
+	a.out = &cappedWriter{dst: req.Output, limit: req.Limits.Output, exceeded: func() {
+		go a.stop(KilledOutputLimit, outputLimitNote(req.Limits.Output))
+	}}
+	// The stream outlives Arm's own deadline: it carries the whole run.
+	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
+	a.detach = detach
+	a.cleanups = append(a.cleanups, func(context.Context) { detach() })
+	ready := make(chan struct{})
+	a.attached = make(chan error, 1)
+	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, a.out, a.stderr, ready) }()
+	select {
+	case <-ready:
+		return nil
+	case err := <-a.attached:
+		a.attached <- err
+		return fmt.Errorf("attach before start: %w", err)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// awaitArmed waits for the shim's armed line. A container that ends
+// first is a shim that failed: Fire reports it from the shim's report.
+func (a *Armed) awaitArmed(ctx context.Context) error {
+	select {
+	case <-a.stderr.found(shim.ArmedLine(a.nonce)):
+		a.r.log().Debug("armed", "name", a.res.Container)
+		return nil
+	case err := <-a.attached:
+		a.attached <- err
+		a.early = true
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("arm %s: the shim did not get ready: %w", a.res.Container, ctx.Err())
+	}
+}
+
+// Fire starts the program and waits for the run to end. The container's
+// removal, its parent's and its level's release run after Fire returns,
+// off the caller's critical path; Done tells when they are over.
+func (a *Armed) Fire(ctx context.Context) (RunResult, error) {
+	if a.fired {
+		return a.res, errors.New("an armed run fires once")
+	}
+	a.fired = true
+	res, err := a.fire(ctx)
+	go a.cleanup(ctx)
+	return res, err
+}
+
+func (a *Armed) fire(ctx context.Context) (RunResult, error) {
+	r, req, res := a.r, a.req, &a.res
+	defer a.stopping.Wait()
+	// A test whose judge ended (the pipeline's cutoff) while it waited for
+	// its turn must not start: nothing of the program may exist after that.
+	if err := ctx.Err(); err != nil {
+		return *res, err
+	}
+	start := time.Now()
+	var base time.Duration
+	if a.parent != nil {
+		base, _ = cgroupdrv.CPUUsage(a.parent.Path) // the shim's setup, not the program's
+	}
+	if err := a.sendGo(ctx); err != nil {
+		return *res, err
+	}
+	running, stopWatching := context.WithCancel(ctx)
+	defer stopWatching()
+	a.watch(running, start, base)
+	code, waited, err := a.end(ctx)
+	a.settle()
+	stopWatching()
+	res.Wall = a.endedAt.Sub(start)
+	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "waited", waited)
+	if err != nil {
+		return *res, err
+	}
+	res.ContainerExitCode, res.ExitCode = code, code
+	dstErr := a.drain(start)
+	if _, over, _ := a.out.result(); over {
+		// Output past the cap that came after the run ended (stdout
+		// delivered after the report): its stop was not needed, the
+		// verdict is the same.
+		select {
+		case a.killed <- stopReason{KilledOutputLimit, outputLimitNote(req.Limits.Output), a.endedAt}:
+		default:
+		}
+	}
+	select {
+	case k := <-a.killed:
+		if a.endedFirst(k.reason) {
+			// The deadline came as the program ended on its own: the
+			// report was on its way (a busy host), the shim had nothing
+			// left to kill. Not the program's fault (issue 27).
+			r.log().Debug("a deadline reached as the program had ended on its own: not counted", "name", res.Container, "deadline", k.reason)
+			break
+		}
+		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
+		res.StoppedAt = k.at.Sub(start)
+	default:
+		if code > 128 && code < 128+65 {
+			res.Signal = unix.SignalName(unix.Signal(code - 128))
+		}
+	}
+	if waited {
+		if st, err := r.Runtime.Inspect(ctx, a.id); err == nil {
+			res.OOMKilledFlag = st.OOMKilled
+		}
+	}
+	// A closed pipe is the other end of an interactive pair having ended.
+	if dstErr != nil && !errors.Is(dstErr, io.ErrClosedPipe) {
+		return *res, fmt.Errorf("write program output: %w", dstErr)
+	}
+	if err := a.copyOut(ctx); err != nil {
+		return *res, err
+	}
+	// The container has stopped: nothing of it still runs and charges the
+	// parent (conmon is kept out of it), so its counters are final.
+	if err := r.finish(res, a.parent, a.stderr.Bytes(), a.nonce, base); err != nil {
+		return *res, err
+	}
+	if res.Signal == "SIGSYS" {
+		r.nameSyscall(res, a.began, time.Now())
+	}
+	return *res, nil
+}
+
+// copyOut copies the request's Copy.Out out of the stopped container into
+// Copy.OutDir; a file the program did not make is left out.
+func (a *Armed) copyOut(ctx context.Context) error {
+	c := a.req.Copy
+	for _, name := range c.Out {
+		err := copyArtefact(ctx, a.r.Runtime, a.id, path.Join(a.req.WorkDir, name), filepath.Join(c.OutDir, name))
+		if err != nil && !errors.Is(err, bindings.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
+}
+
+// end waits for the run to end and gives the container's exit status. A
+// shimmed run has ended once the shim's report is on its stderr: the shim
+// writes it last, once nothing of the program is left. From then on no
+// deadline runs and no stop is sent (settle): the end of the attach
+// stream, and Podman's wait, can come seconds later on a busy host, and a
+// limit reached meanwhile is not the program's (issue 27). Without a
+// report (a shim killed, a stream cut short) the container's exit is
+// waited for.
+func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
+	// A build's artefacts are copied out of a stopped container: it keeps
+	// the old path, Podman's wait (the VM showed builds with no artefact
+	// when they were ended at the report; not understood yet).
+	if a.res.Shimmed && len(a.req.Copy.Out) == 0 {
+		select {
+		case <-a.stderr.when(reportIn(a.nonce)):
+		case err := <-a.attached:
+			a.attached <- err // for drain
+		case <-ctx.Done():
+			return 0, false, ctx.Err()
+		}
+		if rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce); ok {
+			a.settle()
+			return int32(rep.Status()), false, nil
+		}
+	}
+	code, err = a.r.Runtime.Wait(ctx, a.id)
+	return code, true, err
+}
+
+// endedFirst says whether a stop for reason came too late to end the run:
+// a deadline's, while the shim's report says the program ended on its own
+// (the shim kills it with SIGKILL when asked to stop).
+func (a *Armed) endedFirst(reason KillReason) bool {
+	if !reason.Deadline() {
+		return false
+	}
+	rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce)
+	return a.res.Shimmed && ok && rep.Error == "" && rep.Signal == ""
+}
+
+// settle marks the run as ended, once: a stop after it does nothing, and
+// one already under way is waited for (stopping) before the container is
+// removed.
+func (a *Armed) settle() {
+	a.endMu.Lock()
+	defer a.endMu.Unlock()
+	if !a.over {
+		a.over, a.endedAt = true, time.Now()
+	}
+}
+
+// reportIn matches a stderr holding the shim's whole report line.
+func reportIn(nonce string) func(buf []byte) bool {
+	marker := []byte(shim.ReportPrefix + " " + nonce + " ")
+	return func(buf []byte) bool {
+		i := bytes.LastIndex(buf, marker)
+		if i < 0 {
+			return false
+		}
+		line, _, whole := bytes.Cut(buf[i:], []byte("\n"))
+		if !whole {
+			return false
+		}
+		_, ok := shim.ParseReport(line, nonce)
+		return ok
+	}
+}
+
+func outputLimitNote(limit int64) string {
+	return fmt.Sprintf("more than %d bytes of output", limit)
+}
+
+// sendGo starts the program: the go byte to an armed shim (then the
+// interactive stream after it), or the container's start without one.
+func (a *Armed) sendGo(ctx context.Context) error {
+	if !a.res.Shimmed {
+		if err := a.r.Runtime.Start(ctx, a.id); err != nil {
+			return err
+		}
+		a.r.log().Debug("container started", "name", a.res.Container, "id", a.id)
+		return nil
+	}
+	if a.early {
+		return nil
+	}
+	if _, err := a.goStdin.Write([]byte{shim.GoByte}); err != nil {
+		return fmt.Errorf("send the go to %s: %w", a.res.Container, err)
+	}
+	a.r.log().Debug("go sent", "name", a.res.Container)
+	if a.req.StdinStream == nil {
+		return a.goStdin.Close()
+	}
+	go func() {
+		_, err := io.Copy(a.goStdin, a.req.StdinStream)
+		a.goStdin.CloseWithError(err)
+	}()
+	return nil
+}
+
+// watch starts the deadlines: the absolute cap, the caller's stop, and
+// the parent cgroup's processor ceiling and no progress, all from the go.
+func (a *Armed) watch(running context.Context, start time.Time, base time.Duration) {
+	wait := a.req.Wait
+	if wait.Wall > 0 {
+		t := time.AfterFunc(wait.Wall-time.Since(start), func() {
+			a.stop(KilledWallLimit, fmt.Sprintf("%s of elapsed time (absolute cap)", wait.Wall))
+		})
+		context.AfterFunc(running, func() { t.Stop() })
+	}
+	if wait.Stop != nil {
+		a.stopping.Go(func() {
+			select {
+			case <-wait.Stop:
+				a.stop(KilledByCaller, "")
+			case <-running.Done():
+			}
+		})
+	}
+	if a.parent != nil && (wait.CPU > 0 || wait.Idle > 0) {
+		w := deadlines{dir: a.parent.Path, base: base, cpu: wait.CPU, idle: wait.Idle}
+		a.stopping.Go(func() { w.watch(running, a.stop) })
+	}
+}
+
+// drain waits for the attach stream to deliver what is left; it normally
+// ends at once, but is bounded in case the service keeps it open.
+func (a *Armed) drain(start time.Time) error {
+	t := time.NewTimer(attachDrainTimeout)
+	defer t.Stop()
+	select {
+	case err := <-a.attached:
+		if err != nil {
+			a.r.log().Warn("attach stream ended with an error", "id", a.id, "error", err)
+		}
+	case <-t.C:
+		a.r.log().Warn("attach stream still open after the container stopped", "id", a.id)
+	}
+	n, _, dstErr := a.out.result()
+	a.res.OutputBytes = n
+	if first := a.out.firstByte(); !first.IsZero() {
+		a.res.FirstOutput = first.Sub(start)
+	}
+	return dstErr
+}
+
+// stop ends the run once, with a reason; later calls do nothing, and so
+// does any call once the run has ended (settle).
+func (a *Armed) stop(reason KillReason, note string) {
+	a.endMu.Lock()
+	if a.over {
+		a.endMu.Unlock()
+		return
+	}
+	select {
+	case a.killed <- stopReason{reason, note, time.Now()}:
+	default:
+		a.endMu.Unlock()
+		return // already stopping
+	}
+	// Counted before the run can end: fire waits for it.
+	a.stopping.Add(1)
+	a.endMu.Unlock()
+	defer a.stopping.Done()
+	a.r.stop(context.Background(), a.id, a.res.Shimmed)
+}
+
+// Discard removes a run that was never fired, and everything it holds.
+func (a *Armed) Discard(ctx context.Context) {
+	if a.fired {
+		<-a.cleaned
+		return
+	}
+	a.fired = true
+	a.cleanup(ctx)
+}
+
+// Done is closed once the run's container, parent cgroup and SELinux level
+// are gone.
+func (a *Armed) Done() <-chan struct{} { return a.cleaned }
+
+// cleanup removes the container before its parent (which must be empty)
+// and releases the level last (the container held it until removed).
+func (a *Armed) cleanup(ctx context.Context) {
+	a.once.Do(func() {
+		defer close(a.cleaned)
+		r := a.r
+		if a.id != "" {
+			r.remove(ctx, a.id)
+			r.log().Debug("container removed", "name", a.res.Container)
+		}
+		for _, f := range a.cleanups {
+			f(ctx)
+		}
+		if a.parent != nil {
+			r.destroy(ctx, *a.parent)
+		}
+		if a.level != "" {
+			r.Levels.Release(a.level)
+			r.log().Debug("SELinux level released", "level", a.level, "held", r.Levels.Len())
+		}
+	})
+}
+
+// found returns a channel closed once line has been written to t.
+func (t *tailBuffer) found(line string) <-chan struct{} {
+	l := []byte(line)
+	return t.when(func(buf []byte) bool { return bytes.Contains(buf, l) })
+}
+
+// when returns a channel closed once what is kept matches.
+func (t *tailBuffer) when(match func(buf []byte) bool) <-chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch := make(chan struct{})
+	if match(t.buf) {
+		close(ch)
+		return ch
+	}
+	t.watches = append(t.watches, watch{match, ch})
+	return ch
+}

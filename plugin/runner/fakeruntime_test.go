@@ -1,0 +1,541 @@
+package runner
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/shim"
+)
+
+// fakeProgram is what a fake container does once started: under the shim
+// (shim/doc.go), the shim's setup, the armed line, the go, then this.
+type fakeProgram struct {
+	stdout   []byte        // written after the go
+	repeat   int           // stdout written this many times (default once)
+	cpu      time.Duration // charged to the parent's cpu.stat, and the shim's rusage
+	setupCPU time.Duration // charged before the armed line: the container's own work
+	peak     int64         // the program's memory.peak, and the parent's
+	exit     int
+	signal   string            // the program dies by it ("SIGSEGV")
+	oomKill  bool              // the parent's memory.events oom_kill; dies by SIGKILL
+	hang     bool              // after its output, runs until killed
+	echo     bool              // copies its stdin to stdout until EOF (an interactive peer)
+	failStep shim.Step         // the shim fails at this step, before arming
+	noReport bool              // the shim dies (exit 137) without a report
+	files    map[string][]byte // files left in the container (a build's artefacts)
+	gate     <-chan struct{}   // after the go, waits for it (or a kill) before anything else
+	expect   []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
+	// atGo, when set, decides stdout and exit at the go (a checker reads
+	// the output it judges only then).
+	atGo func(spec bindings.Spec) fakeProgram
+	// streamLag is how long after the container ended (its report
+	// written) its attach stream ends: Podman's attach lagging behind a
+	// container on a busy host. lateStdout is stdout the stream delivers
+	// only then, after the report (stdout and stderr are separate pipes
+	// to conmon).
+	streamLag  time.Duration
+	lateStdout []byte
+	// reportLag is how long after the program ended on its own its
+	// report comes (the shim still running, a stop to it unheard).
+	reportLag time.Duration
+}
+
+// fakeRuntime is a bindings.Runtime whose containers play the shim's
+// protocol: the nonce from spec.Env, the armed line on the attach stderr,
+// one go byte from the attach stdin, the program, the report last. It is
+// safe for concurrent use and records what happened.
+type fakeRuntime struct {
+	cg      *fakeCgroups                         // where the parents' files are
+	program func(spec bindings.Spec) fakeProgram // nil: exit 0, no output
+	missing map[string]bool                      // images not in storage
+	onGo    func(c *fakeContainer)               // called when a container gets its go
+
+	mu       sync.Mutex
+	seq      int
+	all      map[string]*fakeContainer // every container ever created
+	created  []string
+	started  []string
+	removed  []string
+	goes     []string // containers that got their go, in order
+	kills    []string // "id SIGNAL"
+	copiedIn map[string][]byte
+	unpacked map[string][]byte // what shims were given to --unpack, by container path
+}
+
+type fakeContainer struct {
+	id      string
+	spec    bindings.Spec
+	prog    fakeProgram
+	nonce   string
+	shimmed bool
+
+	// set under the runtime's lock
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	attached       bool
+	started        bool
+	removed        bool
+	exit           int32
+	oom            bool
+	files          map[string][]byte
+
+	kill  chan string // the first signal
+	done  chan struct{}
+	ended atomic.Bool
+	end   sync.Once
+}
+
+var _ bindings.Runtime = (*fakeRuntime)(nil)
+
+func newFakeRuntime(cg *fakeCgroups) *fakeRuntime {
+	rt := &fakeRuntime{cg: cg, all: map[string]*fakeContainer{}, copiedIn: map[string][]byte{}, unpacked: map[string][]byte{}}
+	if cg != nil {
+		cg.rt = rt
+	}
+	return rt
+}
+
+// programPath is the program of a container's command: after the shim's
+// "--", or the command itself without the shim.
+func programPath(spec bindings.Spec) string {
+	if i := slices.Index(spec.Command, "--"); i >= 0 && i+1 < len(spec.Command) {
+		return spec.Command[i+1]
+	}
+	if len(spec.Command) > 0 {
+		return spec.Command[0]
+	}
+	return ""
+}
+
+// byInput picks a program by the base name of the run's input file.
+func byInput(progs map[string]fakeProgram) func(bindings.Spec) fakeProgram {
+	return func(s bindings.Spec) fakeProgram { return progs[filepath.Base(s.InputFile)] }
+}
+
+func (rt *fakeRuntime) get(id string) (*fakeContainer, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	c := rt.all[id]
+	if c == nil || c.removed {
+		return nil, fmt.Errorf("container %s: %w", id, bindings.ErrNotFound)
+	}
+	return c, nil
+}
+
+func (rt *fakeRuntime) ImageExists(ctx context.Context, image string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	return !rt.missing[image], nil
+}
+
+func (rt *fakeRuntime) Create(ctx context.Context, spec bindings.Spec) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	if rt.missing[spec.Image] {
+		return "", &bindings.ImageMissingError{Image: spec.Image}
+	}
+	if spec.CgroupParent != "" && (rt.cg == nil || !dirExists(rt.cg.path(spec.CgroupParent))) {
+		return "", fmt.Errorf("cgroup parent %s does not exist", spec.CgroupParent)
+	}
+	var prog fakeProgram
+	if rt.program != nil {
+		prog = rt.program(spec)
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.seq++
+	c := &fakeContainer{id: fmt.Sprintf("fake%03d", rt.seq), spec: spec, prog: prog,
+		nonce: spec.Env[shim.NonceEnv], shimmed: spec.ShimFile != "",
+		stdin: bytes.NewReader(nil), stdout: io.Discard, stderr: io.Discard,
+		files: map[string][]byte{}, kill: make(chan string, 1), done: make(chan struct{})}
+	rt.all[c.id] = c
+	rt.created = append(rt.created, c.id)
+	return c.id, nil
+}
+
+func (rt *fakeRuntime) Attach(ctx context.Context, id string, stdin io.Reader, stdout, stderr io.Writer, ready chan<- struct{}) error {
+	c, err := rt.get(id)
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	if c.attached || c.started {
+		rt.mu.Unlock()
+		return fmt.Errorf("attach to %s: already attached or started", id)
+	}
+	c.attached = true
+	if stdin != nil {
+		c.stdin = stdin
+	}
+	if stdout != nil {
+		c.stdout = stdout
+	}
+	if stderr != nil {
+		c.stderr = stderr
+	}
+	rt.mu.Unlock()
+	close(ready)
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if lag := c.prog.streamLag; lag > 0 {
+		t := time.NewTimer(lag)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if len(c.prog.lateStdout) > 0 {
+		_, _ = c.stdout.Write(c.prog.lateStdout)
+	}
+	return nil
+}
+
+func (rt *fakeRuntime) Start(ctx context.Context, id string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	c, err := rt.get(id)
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	if c.started {
+		rt.mu.Unlock()
+		return fmt.Errorf("start %s: %w: already started", id, bindings.ErrConflict)
+	}
+	c.started = true
+	rt.started = append(rt.started, id)
+	rt.mu.Unlock()
+	go rt.play(c)
+	return nil
+}
+
+func (rt *fakeRuntime) Wait(ctx context.Context, id string) (int32, error) {
+	c, err := rt.get(id)
+	if err != nil {
+		return 0, err
+	}
+	select {
+	case <-c.done:
+		rt.mu.Lock()
+		defer rt.mu.Unlock()
+		return c.exit, nil
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+}
+
+func (rt *fakeRuntime) Inspect(_ context.Context, id string) (bindings.State, error) {
+	c, err := rt.get(id)
+	if err != nil {
+		return bindings.State{}, err
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	return bindings.State{Running: c.started && !c.ended.Load(), ExitCode: c.exit, OOMKilled: c.oom}, nil
+}
+
+func (rt *fakeRuntime) Kill(_ context.Context, id, signal string) error {
+	c, err := rt.get(id)
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	rt.kills = append(rt.kills, id+" "+signal)
+	running := c.started && !c.ended.Load()
+	rt.mu.Unlock()
+	if running {
+		select {
+		case c.kill <- signal:
+		default:
+		}
+	}
+	return nil
+}
+
+func (rt *fakeRuntime) Remove(ctx context.Context, id string) error {
+	c, err := rt.get(id)
+	if err != nil {
+		return nil // already gone
+	}
+	rt.mu.Lock()
+	started := c.started
+	rt.mu.Unlock()
+	if started {
+		select {
+		case c.kill <- "KILL":
+		default:
+		}
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	} else {
+		c.finish(nil, 0, nil)
+	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	c.removed = true
+	rt.removed = append(rt.removed, id)
+	return nil
+}
+
+func (rt *fakeRuntime) ListByLabel(_ context.Context, key string) ([]bindings.Container, error) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	var out []bindings.Container
+	for _, id := range rt.created {
+		c := rt.all[id]
+		if _, ok := c.spec.Labels[key]; !c.removed && (ok || key == "") {
+			out = append(out, bindings.Container{ID: id, Name: c.spec.Name, Labels: c.spec.Labels})
+		}
+	}
+	return out, nil
+}
+
+func (rt *fakeRuntime) Host(context.Context) (bindings.HostInfo, error) { return goodHost, nil }
+
+func (rt *fakeRuntime) CopyIn(_ context.Context, id, dir string, r io.Reader) error {
+	c, err := rt.get(id)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(r)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return err
+		}
+		rt.mu.Lock()
+		if h.Typeflag == tar.TypeReg {
+			c.files[path.Join(dir, h.Name)] = data
+			rt.copiedIn[path.Join(dir, h.Name)] = data
+		}
+		rt.mu.Unlock()
+	}
+}
+
+// unpack is the shim's --unpack after the go: the input file's files
+// into the working directory.
+func (rt *fakeRuntime) unpack(c *fakeContainer) {
+	f, err := os.Open(c.spec.InputFile)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	tr := tar.NewReader(f)
+	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
+		data, _ := io.ReadAll(tr)
+		rt.mu.Lock()
+		c.files[path.Join(c.spec.WorkDir, h.Name)] = data
+		rt.unpacked[path.Join(c.spec.WorkDir, h.Name)] = data
+		rt.mu.Unlock()
+	}
+}
+
+func (rt *fakeRuntime) CopyOut(_ context.Context, id, p string, w io.Writer) error {
+	c, err := rt.get(id)
+	if err != nil {
+		return err
+	}
+	rt.mu.Lock()
+	data, ok := c.files[p]
+	rt.mu.Unlock()
+	if !ok {
+		return fmt.Errorf("copy %s out of %s: %w", p, id, bindings.ErrNotFound)
+	}
+	tw := tar.NewWriter(w)
+	if err := tw.WriteHeader(&tar.Header{Name: path.Base(p), Typeflag: tar.TypeReg, Mode: 0o755, Size: int64(len(data))}); err != nil {
+		return err
+	}
+	if _, err := tw.Write(data); err != nil {
+		return err
+	}
+	return tw.Close()
+}
+
+// play is the container's life from its start.
+func (rt *fakeRuntime) play(c *fakeContainer) {
+	p := c.prog
+	rt.mu.Lock()
+	stdin, stdout, stderr := c.stdin, c.stdout, c.stderr
+	rt.mu.Unlock()
+	dir := ""
+	if c.spec.CgroupParent != "" {
+		dir = rt.cg.path(c.spec.CgroupParent)
+	}
+	report := shim.Report{TimeUs: p.cpu.Microseconds(), UserUs: p.cpu.Microseconds(), PeakBytes: p.peak, PidsPeak: 1, ExitCode: p.exit, Signal: p.signal}
+	killed := func(signal string) {
+		if signal == "KILL" || !c.shimmed { // the container is killed outright
+			c.finish(stderr, 137, nil)
+			return
+		}
+		// SIGTERM to the shim: it kills the program and still reports.
+		report.ExitCode, report.Signal = -1, "SIGKILL"
+		c.finish(stderr, 137, &report)
+	}
+	if c.shimmed {
+		if p.failStep != "" {
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "fake failure", Step: p.failStep})
+			return
+		}
+		if dir != "" && p.setupCPU > 0 {
+			_ = chargeCPU(dir, p.setupCPU)
+		}
+		_, _ = io.WriteString(stderr, "shim: setting up\n"+shim.ArmedLine(c.nonce))
+		got := make(chan byte, 1)
+		go func() {
+			var b [1]byte
+			if n, _ := stdin.Read(b[:]); n == 1 {
+				got <- b[0]
+			}
+			close(got)
+		}()
+		select {
+		case b, ok := <-got:
+			if !ok || b != shim.GoByte {
+				c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "no go", Step: shim.StepGo})
+				return
+			}
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if c.shimmed && slices.Contains(c.spec.Command, "--unpack") {
+		rt.unpack(c)
+	}
+	rt.mu.Lock()
+	rt.goes = append(rt.goes, c.id)
+	hook := rt.onGo
+	rt.mu.Unlock()
+	if hook != nil {
+		hook(c)
+	}
+	if p.gate != nil {
+		select {
+		case <-p.gate:
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.atGo != nil {
+		q := p.atGo(c.spec)
+		p.stdout, p.exit = q.stdout, q.exit
+		report.ExitCode = q.exit
+		if q.files != nil {
+			p.files = q.files
+		}
+	}
+	if dir != "" {
+		_ = chargeCPU(dir, p.cpu)
+		_ = setPeak(dir, p.peak+1<<20)
+	}
+	for range max(p.repeat, 1) {
+		if len(p.stdout) > 0 && !c.ended.Load() {
+			_, _ = stdout.Write(p.stdout)
+		}
+	}
+	if len(p.files) > 0 {
+		rt.mu.Lock()
+		for name, data := range p.files {
+			c.files[name] = data
+		}
+		rt.mu.Unlock()
+	}
+	if p.echo {
+		copied := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(stdout, stdin)
+			close(copied)
+		}()
+		select {
+		case <-copied:
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.expect != nil {
+		got := make(chan []byte, 1)
+		go func() {
+			b := make([]byte, len(p.expect))
+			n, _ := io.ReadFull(stdin, b)
+			got <- b[:n]
+		}()
+		select {
+		case b := <-got:
+			if !bytes.Equal(b, p.expect) {
+				report.ExitCode = 1
+			}
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.oomKill {
+		if dir != "" {
+			_ = setOOMKill(dir)
+		}
+		rt.mu.Lock()
+		c.oom = true
+		rt.mu.Unlock()
+		report.ExitCode, report.Signal, report.OOMKill = -1, "SIGKILL", 1
+	}
+	if p.hang {
+		killed(<-c.kill)
+		return
+	}
+	if p.noReport {
+		c.finish(stderr, 137, nil)
+		return
+	}
+	if p.reportLag > 0 {
+		<-time.After(p.reportLag)
+	}
+	c.finish(stderr, int32(report.Status()), &report)
+}
+
+// finish ends the container: the report last on its stderr, then its
+// exit, then the end of its attach stream.
+func (c *fakeContainer) finish(stderr io.Writer, code int32, rep *shim.Report) {
+	c.end.Do(func() {
+		if rep != nil && c.shimmed {
+			_, _ = stderr.Write(shim.FormatReport(c.nonce, *rep))
+		}
+		c.ended.Store(true)
+		c.exit = code
+		close(c.done)
+	})
+}
+
+// goodHost is a host the fake runtime reports (plugin's doctor tests hold
+// its twin).
+var goodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}

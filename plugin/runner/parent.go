@@ -1,0 +1,59 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/podjail/podjail/cgroupdrv"
+)
+
+// parentID names a run's parent cgroup after its owner, so a later runner
+// can tell whether the owner is gone: podjail_<pid>_<start ticks>_<random>.
+// Cgroups do not outlive a boot, so the boot id is not needed.
+func parentID(self Instance) string {
+	return fmt.Sprintf("%s%d_%d_%s", cgroupdrv.Prefix, self.PID, self.Start, randomHex(6))
+}
+
+// parentOwner reads the owner back from a parent's id.
+func parentOwner(id string) (pid int, start uint64, ok bool) {
+	parts := strings.Split(strings.TrimPrefix(id, cgroupdrv.Prefix), "_")
+	if len(parts) != 3 {
+		return 0, 0, false
+	}
+	pid, err1 := strconv.Atoi(parts[0])
+	start, err2 := strconv.ParseUint(parts[1], 10, 64)
+	return pid, start, err1 == nil && err2 == nil
+}
+
+// SweepParents destroys the per-run parents whose runner is gone and
+// returns their ids. Parents whose name does not parse are left alone.
+func SweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance) ([]string, error) {
+	return sweepParents(ctx, d, self, processAlive, false)
+}
+
+// sweepParents is SweepParents with the liveness check given; mineToo
+// also takes self's own parents (a closing runner's: none should be left).
+func sweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance, alive func(int, uint64) bool, mineToo bool) ([]string, error) {
+	list, err := d.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, p := range list {
+		pid, start, ok := parentOwner(p.ID)
+		mine := pid == self.PID && start == self.Start
+		if !ok || (mine && !mineToo) || (!mine && alive(pid, start)) {
+			continue
+		}
+		if err := d.Destroy(ctx, p); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		removed = append(removed, p.ID)
+	}
+	return removed, errors.Join(errs...)
+}

@@ -1,0 +1,88 @@
+package runner
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// A long-lived podjail process (podjail serve) keeps its inputs, artefacts
+// and armed runs' files in a directory named after itself. One that was
+// killed leaves it; the next one to start removes it, as Sweep removes its
+// containers.
+
+// workDirPrefix begins the name of every such directory:
+// podjail-work-BOOT-PID-START (BOOT: the first 8 characters of the boot id).
+const workDirPrefix = "podjail-work-"
+
+func (i Instance) workDirName() string {
+	return fmt.Sprintf("%s%.8s-%d-%d", workDirPrefix, i.BootID, i.PID, i.Start)
+}
+
+// WorkDir makes self's own directory under parent ("" for os.TempDir()),
+// mode 0755 (the Podman service mounts what it holds). Sweep the dead
+// ones' first with SweepWorkDirs.
+func WorkDir(parent string, self Instance) (string, error) {
+	dir := filepath.Join(cmp.Or(parent, os.TempDir()), self.workDirName())
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, os.Chmod(dir, 0o755) // past the umask
+}
+
+// SweepWorkDirs removes the work directories under parent ("" for
+// os.TempDir()) of podjail processes that are gone, and returns them.
+func SweepWorkDirs(ctx context.Context, parent string, self Instance) ([]string, error) {
+	return sweepWorkDirs(ctx, cmp.Or(parent, os.TempDir()), self, processAlive)
+}
+
+// sweepWorkDirs removes the work directories under parent of podjail
+// processes that are gone: of another boot, or whose pid no longer is the
+// process that started when the name says.
+func sweepWorkDirs(ctx context.Context, parent string, self Instance, alive func(pid int, start uint64) bool) ([]string, error) {
+	entries, err := os.ReadDir(parent)
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	var errs []error
+	for _, e := range entries {
+		boot, pid, start, ok := parseWorkDirName(e.Name())
+		if !ok || !e.IsDir() || boot == fmt.Sprintf("%.8s", self.BootID) && alive(pid, start) {
+			continue
+		}
+		dir := filepath.Join(parent, e.Name())
+		if err := os.RemoveAll(dir); err != nil {
+			// Files a program made as the sandbox's uid: take them back.
+			if herr := HandBack(ctx, []string{dir}); herr != nil {
+				errs = append(errs, herr)
+				continue
+			}
+			if err := os.RemoveAll(dir); err != nil {
+				errs = append(errs, err)
+				continue
+			}
+		}
+		removed = append(removed, dir)
+	}
+	return removed, errors.Join(errs...)
+}
+
+func parseWorkDirName(name string) (boot string, pid int, start uint64, ok bool) {
+	rest, found := strings.CutPrefix(name, workDirPrefix)
+	if !found {
+		return "", 0, 0, false
+	}
+	parts := strings.Split(rest, "-")
+	if len(parts) != 3 || parts[0] == "" {
+		return "", 0, 0, false
+	}
+	pid, err1 := strconv.Atoi(parts[1])
+	start, err2 := strconv.ParseUint(parts[2], 10, 64)
+	return parts[0], pid, start, err1 == nil && err2 == nil
+}
