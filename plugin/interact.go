@@ -94,11 +94,15 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 func interactiveVerdict(tr TestResult, sol testOutcome, interRes RunResult, interErr error) TestResult {
 	tr.Run, tr.Time, tr.Peak = sol.res, sol.res.Measure.Time, sol.res.Measure.Peak
 	tr.Verdict, tr.Note = decideVerdict(sol)
+	tr.Cause = ieCause(tr.Verdict, sol)
 	if tr.Verdict != AC {
 		return tr
 	}
 	if v, note, failed := helperFailed("interactor", interRes, interErr); failed {
 		tr.Verdict, tr.Note = v, note
+		if v == IE {
+			tr.Cause = CauseChecker
+		}
 	} else if v, ok := testlibVerdict(interRes.ExitCode); ok {
 		tr.Verdict, tr.Note = v, ""
 		if v != AC {
