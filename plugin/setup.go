@@ -29,6 +29,9 @@ type Setup struct {
 	Log hclog.Logger
 	// MemoryCeiling is the Runner's MemoryCeiling. Zero value: none.
 	MemoryCeiling int64
+	// Observer is the Runner's Observer, told also of the sweeps at its
+	// setup. Zero value: nobody is told.
+	Observer Observer
 }
 
 // MemoryCeilingEnv names the environment variable that the commands read a
@@ -93,17 +96,18 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	}
 	// The container sweep and the host's steps are independent: side by
 	// side, a one-run command pays the longer of the two, not their sum.
+	obs := orNobody(s.Observer)
 	var swept sync.WaitGroup
 	swept.Go(func() {
-		sweepContainers(ctx, client, self, log)
+		sweepContainers(ctx, client, self, log, obs)
 		step("sweep containers")
 	})
-	r, err := hostSetup(ctx, client, self, log, step)
+	r, err := hostSetup(ctx, client, self, log, step, obs)
 	swept.Wait()
 	if err != nil {
 		return nil, err
 	}
-	r.Shim, r.MemoryCeiling = s.Shim, s.MemoryCeiling
+	r.Shim, r.MemoryCeiling, r.Observer = s.Shim, s.MemoryCeiling, s.Observer
 	// After the sweep: a swept container's level is not adopted.
 	if err := adoptLevels(ctx, client, r.Levels, log); err != nil {
 		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
@@ -124,7 +128,9 @@ func (r *Runner) Close(ctx context.Context) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	if left, err := sweep(ctx, r.Runtime, r.Self, true); err != nil {
+	left, err := sweep(ctx, r.Runtime, r.Self, true)
+	r.observe().Swept(OrphanContainer, len(left))
+	if err != nil {
 		log.Warn("sweeping containers failed", "error", err)
 	} else if len(left) > 0 {
 		log.Warn("removed containers left at close (ours, whose cleanup was missed, or dead instances')", "containers", left)
@@ -132,23 +138,29 @@ func (r *Runner) Close(ctx context.Context) {
 	if r.Cgroups == nil {
 		return
 	}
-	if left, err := sweepParents(ctx, r.Cgroups, r.Self, processAlive, true); err != nil {
+	left, err = sweepParents(ctx, r.Cgroups, r.Self, processAlive, true)
+	r.observe().Swept(OrphanParent, len(left))
+	if err != nil {
 		log.Warn("sweeping run parents failed", "error", err)
 	} else if len(left) > 0 {
 		log.Warn("removed run parents left at close (ours, whose cleanup was missed, or dead instances')", "parents", left)
 	}
 }
 
-func sweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, log hclog.Logger) {
-	if gone, err := Sweep(ctx, rt, self); err != nil {
+func sweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, log hclog.Logger, obs Observer) {
+	gone, err := Sweep(ctx, rt, self)
+	obs.Swept(OrphanContainer, len(gone))
+	if err != nil {
 		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
 	} else if len(gone) > 0 {
 		log.Info("removed containers left by dead podjail instances", "containers", gone)
 	}
 }
 
-func sweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, log hclog.Logger) {
-	if swept, err := SweepParents(ctx, d, self); err != nil {
+func sweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, log hclog.Logger, obs Observer) {
+	swept, err := SweepParents(ctx, d, self)
+	obs.Swept(OrphanParent, len(swept))
+	if err != nil {
 		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
 	} else if len(swept) > 0 {
 		log.Info("removed cgroups left by dead podjail instances", "parents", swept)
@@ -157,7 +169,7 @@ func sweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, 
 
 // hostSetup asks the service about its host, picks the cgroup driver,
 // sweeps dead instances' parents and writes the seccomp profile.
-func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string)) (*Runner, error) {
+func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string), obs Observer) (*Runner, error) {
 	cache := hostCache{dir: seccompDir(os.Geteuid() != 0), now: time.Now}
 	host, err := cache.get(ctx, client.URL(), client.Host)
 	if err != nil {
@@ -168,7 +180,7 @@ func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log 
 	if err != nil {
 		return nil, err
 	}
-	sweepParentsLogged(ctx, driver, self, log)
+	sweepParentsLogged(ctx, driver, self, log, obs)
 	step("sweep parents")
 	profile, err := policy.WriteSeccomp(seccompDir(host.Rootless))
 	if err != nil {
