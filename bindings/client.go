@@ -110,18 +110,18 @@ func typed(op, what string, err error) error {
 	if errors.As(err, &model) {
 		switch model.ResponseCode {
 		case 404:
-			return fmt.Errorf("%s %s: %w: %s", op, what, ErrNotFound, model.Error())
+			return &podmanError{fmt.Errorf("%s %s: %w: %s", op, what, ErrNotFound, model.Error())}
 		case 409:
-			return fmt.Errorf("%s %s: %w: %s", op, what, ErrConflict, model.Error())
+			return &podmanError{fmt.Errorf("%s %s: %w: %s", op, what, ErrConflict, model.Error())}
 		}
-		return fmt.Errorf("%s %s: Podman answered: %w", op, what, err)
+		return &podmanError{fmt.Errorf("%s %s: Podman answered: %w", op, what, err)}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", op, what, err)
 	}
 	// Not an answer of the API: the connection failed (the service
 	// stopped, restarted or crashed). Say so: it is never the program's.
-	return fmt.Errorf("%s %s: the Podman service failed to answer: %w", op, what, err)
+	return &podmanError{fmt.Errorf("%s %s: the Podman service failed to answer: %w", op, what, err)}
 }
 
 func (c *Client) ImageExists(ctx context.Context, image string) (bool, error) {

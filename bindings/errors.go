@@ -14,7 +14,18 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrTooOld is wrapped when the server is older than Podman 5.
 	ErrTooOld = errors.New("podman server too old")
+	// ErrPodman is matched (errors.Is) by the error of every call the
+	// Podman service failed: an answer of failure, or none (its message
+	// is the call's). Not by a call whose context ended.
+	ErrPodman = errors.New("the Podman service failed")
 )
+
+// podmanError marks err as the Podman service's failure (ErrPodman), its
+// message unchanged.
+type podmanError struct{ err error }
+
+func (e *podmanError) Error() string   { return e.err.Error() }
+func (e *podmanError) Unwrap() []error { return []error{e.err, ErrPodman} }
 
 // UnreachableError says the Podman API could not be reached on Socket.
 type UnreachableError struct {

@@ -65,14 +65,14 @@ want "$main" /usr/bin/podjail /usr/libexec/podjail/podjail-shim /usr/libexec/pod
 	/usr/lib/systemd/user/podjail.service /usr/lib/systemd/user/podjail.socket \
 	/usr/share/podjail/quadlet/podjail.container /usr/share/podjail/images/gcc.Containerfile
 # Fedora's docdir is unversioned, Debian's rpm versions it.
-rpm -qlp "$main" 2>/dev/null | grep -qE '^/usr/share/doc/podjail(-[^/]+)?/README.md$' || {
+rpm -qlp "$main" 2>/dev/null | grep -E '^/usr/share/doc/podjail(-[^/]+)?/README.md$' >/dev/null || {
 	echo "rpm.sh: $(basename "$main") lacks the README in its docdir" >&2
 	fail=1
 }
 want "$selinux" /usr/share/selinux/packages/targeted/podjail.pp.bz2
 scripts=$(rpm -qp --scripts "$selinux" 2>/dev/null)
 for w in "semodule -s targeted -X 200 -i /usr/share/selinux/packages/targeted/podjail.pp.bz2" \
-	"setsebool -P container_manage_cgroup on" "restorecon -F /usr/libexec/podjail/podjail-shim" \
+	"setsebool -P container_manage_cgroup on" "restorecon -F /usr/bin/podjail /usr/libexec/podjail/podjail-shim /usr/libexec/podjail/podjail-plugin" \
 	"semodule -s targeted -X 200 -r podjail"; do
 	grep -qF "$w" <<<"$scripts" || {
 		echo "rpm.sh: podjail-selinux's scriptlets lack: $w" >&2

@@ -64,7 +64,9 @@ func (r *Runner) Build(ctx context.Context, l lang.Language, source []byte, tmpD
 // l.Source). A language with no compile step gets every file in the
 // artefact directory. An empty map or a bad name is a *RequestError.
 func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[string][]byte, tmpDir string) (BuildResult, error) {
-	return BuildWith(ctx, r.RunFiles, l, files, tmpDir)
+	res, err := BuildWith(ctx, r.RunFiles, l, files, tmpDir)
+	r.observe().Built(res, err)
+	return res, err
 }
 
 // BuildWith is BuildFiles with the build run by run: a Runner's RunFiles,

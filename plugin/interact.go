@@ -89,6 +89,9 @@ func interactiveVerdict(tr TestResult, sol testOutcome, interRes RunResult, inte
 	}
 	if v, note, failed := helperFailed("interactor", interRes, interErr); failed {
 		tr.Verdict, tr.Note = v, note
+		if v == IE {
+			tr.Cause = CauseChecker
+		}
 	} else if v, ok := testlibVerdict(interRes.ExitCode); ok {
 		tr.Verdict, tr.Note = v, ""
 		if v != AC {

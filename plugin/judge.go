@@ -70,6 +70,8 @@ type TestResult struct {
 	// Critical is the test's critical path: from its turn (its slot
 	// free, the test before it on that slot decided) to its verdict.
 	Critical time.Duration `json:"critical_ns"`
+	// Cause says whose failure an IE was; "" for other verdicts.
+	Cause Cause `json:"-"`
 }
 
 // JudgeResult is the judgement of a submission: the worst test's verdict,
@@ -91,12 +93,21 @@ type JudgeResult struct {
 	// MemoryLimit is the memory every run had: the problem's limit, or the
 	// Runner's MemoryCeiling when that is lower.
 	MemoryLimit int64 `json:"memory_limit_bytes"`
+	// Cause says whose failure an IE was (the worst test's, or what
+	// failed before the tests); "" for other verdicts.
+	Cause Cause `json:"-"`
 }
 
 // Judge builds the submission and runs it on every test, each in a fresh
 // container. Bad requests are errors; everything that happens to the
 // submission, and failures of ours while judging it (IE), are the result.
 func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, error) {
+	res, err := r.judge(ctx, req)
+	r.observe().Judged(res, err)
+	return res, err
+}
+
+func (r *Runner) judge(ctx context.Context, req JudgeRequest) (JudgeResult, error) {
 	p := req.Problem
 	if p == nil || len(req.Source) == 0 {
 		return JudgeResult{}, &RequestError{Field: "judge", Err: errors.New("a problem and a non-empty source are required")}
@@ -132,11 +143,11 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 	built.Wait()
 	out.Checker = chkOut.Checker
 	if chkErr != nil || chkOut.Verdict != "" {
-		out.Verdict, out.Note = chkOut.Verdict, chkOut.Note
+		out.Verdict, out.Note, out.Cause = chkOut.Verdict, chkOut.Note, chkOut.Cause
 		return out, chkErr
 	}
 	if err != nil {
-		out.Verdict, out.Note = IE, err.Error()
+		out.Verdict, out.Note, out.Cause = IE, err.Error(), CauseBuild
 		return out, nil
 	}
 	if !out.Build.OK {
@@ -150,6 +161,8 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		return out, err
 	}
 	out.Parallel = slots
+	r.observe().Gauge(GaugeSlots, slots)
+	defer r.observe().Gauge(GaugeSlots, -slots)
 	var cleanups sync.WaitGroup
 	defer cleanups.Wait() // nothing of a run is left when Judge returns
 	pl := &pipeline{
@@ -176,11 +189,11 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 	out.Verdict = AC
 	for _, tr := range out.Tests {
 		if Worse(tr.Verdict, out.Verdict) {
-			out.Verdict, out.Note = tr.Verdict, "test "+tr.Name+": "+tr.Note
+			out.Verdict, out.Note, out.Cause = tr.Verdict, "test "+tr.Name+": "+tr.Note, tr.Cause
 		}
 	}
 	if ctx.Err() != nil {
-		out.Verdict, out.Note = IE, "judging interrupted: "+ctx.Err().Error()
+		out.Verdict, out.Note, out.Cause = IE, "judging interrupted: "+ctx.Err().Error(), CauseInterrupted
 	}
 	return out, nil
 }
@@ -212,6 +225,9 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 	tr := TestResult{Name: t.test.Name, Sample: t.test.Sample}
 	failed := func(v Verdict, note string) *pending {
 		tr.Verdict, tr.Note = v, note
+		if v == IE {
+			tr.Cause = CauseHost
+		}
 		return &pending{judge: func(context.Context) TestResult { return tr }, drop: func() {}}
 	}
 	run := RunRequest{
@@ -282,6 +298,9 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 			res, err = checker.Fire(ctx)
 		}
 		tr.Verdict, tr.Note, tr.Points = checkVerdict(t.req.Problem, res, err, msg.String())
+		if tr.Verdict == IE {
+			tr.Cause = CauseChecker
+		}
 		return tr
 	}
 	drop := func() {
@@ -360,7 +379,7 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 	out.Checker = &b
 	switch {
 	case err != nil:
-		out.Verdict, out.Note = IE, "checker build: "+err.Error()
+		out.Verdict, out.Note, out.Cause = IE, "checker build: "+err.Error(), CauseChecker
 	case !b.OK:
 		out.Verdict, out.Note = CF, "the checker or interactor does not build: "+b.Note+"\n"+b.Output
 	}

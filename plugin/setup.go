@@ -30,6 +30,9 @@ type Setup struct {
 	Log hclog.Logger
 	// MemoryCeiling is the Runner's MemoryCeiling. Zero value: none.
 	MemoryCeiling int64
+	// Observer is the Runner's Observer, told also of the sweeps at its
+	// setup. Zero value: nobody is told.
+	Observer Observer
 }
 
 // MemoryCeilingEnv names the environment variable that the commands read a
@@ -94,17 +97,18 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	}
 	// The container sweep and the host's steps are independent: side by
 	// side, a one-run command pays the longer of the two, not their sum.
+	obs := orNobody(s.Observer)
 	var swept sync.WaitGroup
 	swept.Go(func() {
-		runner.SweepContainers(ctx, client, self, log)
+		runner.SweepContainers(ctx, client, self, log, obs)
 		step("sweep containers")
 	})
-	r, err := hostSetup(ctx, client, self, log, step)
+	r, err := hostSetup(ctx, client, self, log, step, obs)
 	swept.Wait()
 	if err != nil {
 		return nil, err
 	}
-	r.Shim, r.MemoryCeiling = s.Shim, s.MemoryCeiling
+	r.Shim, r.MemoryCeiling, r.Observer = s.Shim, s.MemoryCeiling, s.Observer
 	// After the sweep: a swept container's level is not adopted.
 	if err := adoptLevels(ctx, client, r.Levels, log); err != nil {
 		return nil, fmt.Errorf("adopt the SELinux levels of live containers: %w", err)
@@ -114,7 +118,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 
 // hostSetup asks the service about its host, picks the cgroup driver,
 // sweeps dead instances' parents and writes the seccomp profile.
-func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string)) (*Runner, error) {
+func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string), obs Observer) (*Runner, error) {
 	cache := hostCache{dir: seccompDir(os.Geteuid() != 0), now: time.Now}
 	host, err := cache.get(ctx, client.URL(), client.Host)
 	if err != nil {
@@ -125,7 +129,7 @@ func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log 
 	if err != nil {
 		return nil, err
 	}
-	runner.SweepParentsLogged(ctx, driver, self, log)
+	runner.SweepParentsLogged(ctx, driver, self, log, obs)
 	step("sweep parents")
 	profile, err := policy.WriteSeccomp(seccompDir(host.Rootless))
 	if err != nil {

@@ -52,6 +52,7 @@ type testOutcome struct {
 func judgeTest(tr TestResult, o testOutcome) TestResult {
 	tr.Run, tr.Time, tr.Peak = o.res, o.res.Measure.Time, o.res.Measure.Peak
 	tr.Verdict, tr.Note = decideVerdict(o)
+	tr.Cause = ieCause(tr.Verdict, o)
 	return tr
 }
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	sd "github.com/coreos/go-systemd/v22/dbus"
@@ -36,7 +37,15 @@ type Bus struct {
 	// gone is closed once either of conn's two connections (calls, and
 	// the signals that carry the jobs' results) has closed.
 	gone <-chan struct{}
+	// made says a connection was made before; reconnects counts those
+	// made after it.
+	made       bool
+	reconnects atomic.Uint64
 }
+
+// Reconnects is how many connections were made after the first (the bus
+// closed one, or a call found it broken).
+func (b *Bus) Reconnects() uint64 { return b.reconnects.Load() }
 
 func (b *Bus) name() string {
 	if b.User {
@@ -72,6 +81,10 @@ func (b *Bus) get(ctx context.Context) (*sd.Conn, error) {
 		context.AfterFunc(r.Context(), func() { once.Do(func() { close(gone) }) })
 	}
 	b.conn, b.gone = c, gone
+	if b.made {
+		b.reconnects.Add(1)
+	}
+	b.made = true
 	return c, nil
 }
 

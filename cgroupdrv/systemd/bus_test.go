@@ -221,6 +221,9 @@ func TestBusRedialsWhenTheBusHangsUp(t *testing.T) {
 	if n := f.count("dials"); n != 6 {
 		t.Errorf("%d connections made for 3 calls, the bus hanging up after each; want 6", n)
 	}
+	if n := b.Reconnects(); n != 2 {
+		t.Errorf("Reconnects() = %d after 3 calls, the bus hanging up after each; want 2", n)
+	}
 }
 
 // TestJobAskedAgainWhenItsConnectionCloses: the bus hangs up after

@@ -38,6 +38,10 @@ var _ cgroupdrv.Driver = (*Driver)(nil)
 // Name implements cgroupdrv.Driver.
 func (*Driver) Name() string { return "systemd" }
 
+// Reconnects is how many times the driver's connection to systemd was
+// made again (Bus.Reconnects).
+func (d *Driver) Reconnects() uint64 { return d.Bus.Reconnects() }
+
 func (d *Driver) root() string {
 	if d.Root == "" {
 		return cgroupdrv.DefaultRoot

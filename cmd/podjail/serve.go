@@ -15,10 +15,12 @@ import (
 	"github.com/coreos/go-systemd/v22/activation"
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/hashicorp/go-hclog"
+	"github.com/prometheus/client_golang/prometheus"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/podjail/podjail/internal/metrics"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/sandbox"
@@ -40,6 +42,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
 	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
 	shapes := fs.Int("warm-shapes", plugin.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
+	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
 		return exitUsage
 	}
@@ -49,6 +52,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	}
 	if *shapes < 1 {
 		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *shapes))
+	}
+	if *metricsAddr != "" {
+		if err := checkMetricsAddr(*metricsAddr); err != nil {
+			return fail(exitUsage, err)
+		}
 	}
 	gid, err := groupID(*group)
 	if err != nil {
@@ -75,9 +83,19 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	if err != nil {
 		return fail(exitFailure, err)
 	}
+	var metricsLis net.Listener
+	if *metricsAddr != "" {
+		if metricsLis, err = listenMetrics(*metricsAddr, gid); err != nil {
+			_ = lis.Close()
+			return fail(exitFailure, err)
+		}
+	}
 	work, err := workDir(ctx, *tmpDir, log)
 	if err != nil {
 		_ = lis.Close()
+		if metricsLis != nil {
+			_ = metricsLis.Close()
+		}
 		return fail(exitFailure, err)
 	}
 	defer func() {
@@ -85,10 +103,32 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 			log.Warn("could not remove the service's directory", "dir", work, "error", err)
 		}
 	}()
-	eng := engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes})
+	// The metrics read the engine at each scrape; it is made before the
+	// first.
+	var eng *engine.Lazy
+	var obs plugin.Observer
+	var reg *prometheus.Registry
+	if metricsLis != nil {
+		reg = metrics.NewRegistry()
+		m, err := metrics.New(reg, metrics.Sources{
+			Version:       engine.BuildVersion(),
+			ArmedReady:    func() int { return eng.ArmedReady() },
+			BusReconnects: func() uint64 { return eng.BusReconnects() },
+		})
+		if err != nil {
+			_ = lis.Close()
+			_ = metricsLis.Close()
+			return fail(exitFailure, err)
+		}
+		obs = m
+	}
+	eng = engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes, Observer: obs})
 	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log})
 	if err != nil {
 		_ = lis.Close()
+		if metricsLis != nil {
+			_ = metricsLis.Close()
+		}
 		return fail(exitFailure, err)
 	}
 	// Set up now (connect, sweep, seccomp profile), not at the first call;
@@ -100,6 +140,11 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(sandbox.AllowPeers(lis, gid, log)) }()
 	log.Info("serving", "socket", where, "shim", shimPath)
+	stopMetrics := func(context.Context) {}
+	if metricsLis != nil {
+		stopMetrics = serveMetrics(metricsLis, reg, log)
+		log.Info("metrics served", "address", metricsLis.Addr().String(), "path", metricsPath)
+	}
 	go notifySystemd(ctx, eng, lis.Addr().String(), log)
 
 	code := exitOK
@@ -128,6 +173,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	}
 	g.Stop()
 	eng.Close(cleanup)
+	// Last: a scrape during the drain sees it, and the sweep at close.
+	mctx, mcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer mcancel()
+	stopMetrics(mctx)
 	log.Info("stopped")
 	return code
 }

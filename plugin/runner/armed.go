@@ -127,6 +127,7 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	if !a.res.Shimmed {
 		return a, nil
 	}
+	started := time.Now()
 	if err := r.Runtime.Start(actx, a.id); err != nil {
 		return nil, err
 	}
@@ -134,6 +135,7 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	if err := a.awaitArmed(actx); err != nil {
 		return nil, err
 	}
+	r.phase(PhaseStart, started)
 	return a, nil
 }
 
@@ -158,7 +160,7 @@ func (a *Armed) makeParent(ctx context.Context, spec *bindings.Spec) error {
 	}
 	p, err := r.Cgroups.Create(ctx, parentID(r.Self))
 	if err != nil {
-		return fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err)
+		return MarkHost(fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err))
 	}
 	a.parent = &p
 	r.log().Debug("parent cgroup made", "parent", p.CgroupParent)
@@ -167,12 +169,14 @@ func (a *Armed) makeParent(ctx context.Context, spec *bindings.Spec) error {
 }
 
 func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
+	began := time.Now()
 	id, err := a.r.Runtime.Create(ctx, spec)
 	if err != nil {
 		return err
 	}
 	a.id, a.res.ContainerID = id, id
 	a.r.log().Debug("container created", "name", a.res.Container)
+	a.r.phase(PhaseCreate, began)
 	return nil
 }
 
@@ -247,17 +251,21 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	if err := a.sendGo(ctx); err != nil {
 		return *res, err
 	}
+	obs := r.observe()
+	obs.Gauge(GaugeLiveRuns, 1)
 	running, stopWatching := context.WithCancel(ctx)
 	defer stopWatching()
 	a.watch(running, start, base)
 	code, waited, err := a.end(ctx)
 	a.settle()
+	obs.Gauge(GaugeLiveRuns, -1)
 	stopWatching()
 	res.Wall = a.endedAt.Sub(start)
 	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "waited", waited)
 	if err != nil {
 		return *res, err
 	}
+	obs.Phase(PhaseRun, res.Wall)
 	res.ContainerExitCode, res.ExitCode = code, code
 	dstErr := a.drain(start)
 	if _, over, _ := a.out.result(); over {
@@ -397,10 +405,12 @@ func outputLimitNote(limit int64) string {
 // interactive stream after it), or the container's start without one.
 func (a *Armed) sendGo(ctx context.Context) error {
 	if !a.res.Shimmed {
+		started := time.Now()
 		if err := a.r.Runtime.Start(ctx, a.id); err != nil {
 			return err
 		}
 		a.r.log().Debug("container started", "name", a.res.Container, "id", a.id)
+		a.r.phase(PhaseStart, started)
 		return nil
 	}
 	if a.early {
@@ -508,8 +518,10 @@ func (a *Armed) cleanup(ctx context.Context) {
 		defer close(a.cleaned)
 		r := a.r
 		if a.id != "" {
+			began := time.Now()
 			r.remove(ctx, a.id)
 			r.log().Debug("container removed", "name", a.res.Container)
+			r.phase(PhaseRemove, began)
 		}
 		for _, f := range a.cleanups {
 			f(ctx)

@@ -270,6 +270,9 @@ type Runner struct {
 	// MemoryBytes is lowered to it (omegaUp keeps every run under 640 MiB
 	// so that a worker's runs fit its machine). Zero value: no ceiling.
 	MemoryCeiling int64
+	// Observer is told what the runner does, for metrics. Zero value:
+	// nobody is told.
+	Observer Observer
 
 	warned sync.Map // images already warned about running without the shim
 }
@@ -397,7 +400,7 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 	if parent != nil {
 		c, err := cgroupdrv.Read(parent.Path)
 		if err != nil {
-			return fmt.Errorf("read the run's parent cgroup: %w", err)
+			return MarkHost(fmt.Errorf("read the run's parent cgroup: %w", err))
 		}
 		res.Cgroup = &c
 	}

@@ -52,7 +52,9 @@ func (r *Runner) Close(ctx context.Context) {
 	if log == nil {
 		log = hclog.NewNullLogger()
 	}
-	if left, err := sweep(ctx, r.Runtime, r.Self, true); err != nil {
+	left, err := sweep(ctx, r.Runtime, r.Self, true)
+	r.observe().Swept(OrphanContainer, len(left))
+	if err != nil {
 		log.Warn("sweeping containers failed", "error", err)
 	} else if len(left) > 0 {
 		log.Warn("removed containers left at close (ours, whose cleanup was missed, or dead instances')", "containers", left)
@@ -60,16 +62,21 @@ func (r *Runner) Close(ctx context.Context) {
 	if r.Cgroups == nil {
 		return
 	}
-	if left, err := sweepParents(ctx, r.Cgroups, r.Self, processAlive, true); err != nil {
+	left, err = sweepParents(ctx, r.Cgroups, r.Self, processAlive, true)
+	r.observe().Swept(OrphanParent, len(left))
+	if err != nil {
 		log.Warn("sweeping run parents failed", "error", err)
 	} else if len(left) > 0 {
 		log.Warn("removed run parents left at close (ours, whose cleanup was missed, or dead instances')", "parents", left)
 	}
 }
 
-// SweepContainers sweeps what dead instances left (Sweep), logging it.
-func SweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, log hclog.Logger) {
-	if gone, err := Sweep(ctx, rt, self); err != nil {
+// SweepContainers sweeps what dead instances left (Sweep), logging it
+// and telling obs.
+func SweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, log hclog.Logger, obs Observer) {
+	gone, err := Sweep(ctx, rt, self)
+	obs.Swept(OrphanContainer, len(gone))
+	if err != nil {
 		log.Warn("sweeping containers of dead podjail instances failed", "error", err)
 	} else if len(gone) > 0 {
 		log.Info("removed containers left by dead podjail instances", "containers", gone)
@@ -77,9 +84,11 @@ func SweepContainers(ctx context.Context, rt bindings.Runtime, self Instance, lo
 }
 
 // SweepParentsLogged sweeps the run parents dead instances left
-// (SweepParents), logging it.
-func SweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, log hclog.Logger) {
-	if swept, err := SweepParents(ctx, d, self); err != nil {
+// (SweepParents), logging it and telling obs.
+func SweepParentsLogged(ctx context.Context, d cgroupdrv.Driver, self Instance, log hclog.Logger, obs Observer) {
+	swept, err := SweepParents(ctx, d, self)
+	obs.Swept(OrphanParent, len(swept))
+	if err != nil {
 		log.Warn("removing cgroups of dead podjail instances failed", "error", err)
 	} else if len(swept) > 0 {
 		log.Info("removed cgroups left by dead podjail instances", "parents", swept)

@@ -103,6 +103,7 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if run == nil {
 		return w.r.Run(ctx, req)
 	}
+	obs := w.r.observe()
 	select {
 	case <-run.ready:
 	case <-ctx.Done():
@@ -113,6 +114,7 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		// Arming failed ahead of the caller (the runtime, an image gone):
 		// a cold run reports what is wrong now.
 		w.release(run)
+		obs.Armed(ArmedMissed)
 		return w.r.Run(ctx, req)
 	}
 	if err := fillInput(run.input, req.InputFile); err != nil {
@@ -123,11 +125,17 @@ func (w *Warm) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		w.release(run)
 		if errors.Is(err, errNotCopyable) {
 			w.r.log().Debug("running cold: a directory cannot be copied", "why", err)
+			obs.Armed(ArmedMissed)
 			return w.r.Run(ctx, req)
 		}
 		return RunResult{Image: req.Image}, err
 	}
 	w.r.log().Debug("running armed", "ahead", run.ahead, "image", req.Image, "copied_dirs", len(run.dirs))
+	if run.ahead {
+		obs.Armed(ArmedTaken)
+	} else {
+		obs.Armed(ArmedMissed)
+	}
 	run.output.set(req.Output)
 	// What is copied out, and where to: the caller's (the shape says only
 	// whether anything is).
@@ -339,7 +347,7 @@ func (w *Warm) expire(key string, s *warmSlot, run *warmRun) {
 		}
 		w.mu.Unlock()
 		if idle {
-			w.discard(run)
+			w.discard(run, ArmedIdle)
 			w.busy.Done()
 		}
 	})
@@ -359,16 +367,18 @@ func (w *Warm) evictLocked() {
 	}
 	if s := w.slots[oldest]; s.next != nil {
 		w.busy.Add(1)
-		go func() { w.discard(s.next); w.busy.Done() }()
+		go func() { w.discard(s.next, ArmedEvicted); w.busy.Done() }()
 	}
 	delete(w.slots, oldest)
 }
 
-// discard removes a run that will not be fired, once it is armed.
-func (w *Warm) discard(run *warmRun) {
+// discard removes a run that will not be fired, once it is armed, and
+// tells the Observer why (an event of ArmedWasted).
+func (w *Warm) discard(run *warmRun, why ArmedEvent) {
 	<-run.ready
 	if run.armed != nil {
 		run.armed.Discard(context.Background())
+		w.r.observe().Armed(why)
 	}
 	run.removeOwnFiles()
 }
@@ -386,9 +396,29 @@ func (w *Warm) afterwards(run *warmRun) {
 // release drops a claimed run that will not be fired and ends the
 // caller's count.
 func (w *Warm) release(run *warmRun) {
-	w.discard(run)
+	w.discard(run, ArmedReleased)
 	close(run.done)
 	w.busy.Done()
+}
+
+// Ready is how many runs are armed ahead and wait for their caller.
+func (w *Warm) Ready() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n := 0
+	for _, s := range w.slots {
+		if s.next == nil {
+			continue
+		}
+		select {
+		case <-s.next.ready:
+			if s.next.armed != nil {
+				n++
+			}
+		default:
+		}
+	}
+	return n
 }
 
 // Close removes every armed run and waits, until ctx ends, for the ones
@@ -405,7 +435,7 @@ func (w *Warm) Close(ctx context.Context) error {
 	w.slots = map[string]*warmSlot{}
 	w.mu.Unlock()
 	for _, run := range runs {
-		w.discard(run)
+		w.discard(run, ArmedClosed)
 	}
 	done := make(chan struct{})
 	go func() { w.busy.Wait(); close(done) }()

@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
@@ -60,6 +61,9 @@ type Options struct {
 	// WarmShapes is how many shapes Warm keeps armed at once. Zero value:
 	// plugin.DefaultWarmShapes.
 	WarmShapes int
+	// Observer is told what the Runner does (plugin.Observer), for
+	// metrics. Zero value: nobody is told.
+	Observer plugin.Observer
 }
 
 // Engine serves sandbox calls with a plugin.Runner.
@@ -85,7 +89,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if opts.ShimPath == "" {
 		opts.Log.Warn("no podjail-shim: runs are measured by their parent cgroup alone, and Judge is refused")
 	}
-	runner, err := plugin.NewRunner(ctx, plugin.Setup{URL: opts.URL, Shim: opts.ShimPath, Log: opts.Log, MemoryCeiling: opts.MemoryCeiling})
+	runner, err := plugin.NewRunner(ctx, plugin.Setup{URL: opts.URL, Shim: opts.ShimPath, Log: opts.Log, MemoryCeiling: opts.MemoryCeiling, Observer: opts.Observer})
 	if err != nil {
 		return nil, Classify(err)
 	}
@@ -478,6 +482,9 @@ type Lazy struct {
 	opts Options
 	mu   sync.Mutex
 	eng  *Engine
+	// ready is eng once made, read without waiting for a Connect under
+	// way (a scrape of the metrics while Podman does not answer).
+	ready atomic.Pointer[Engine]
 }
 
 var _ sandbox.Engine = (*Lazy)(nil)
@@ -497,6 +504,7 @@ func (l *Lazy) Connect(ctx context.Context) (*Engine, error) {
 		return nil, err
 	}
 	l.eng = e
+	l.ready.Store(e)
 	return e, nil
 }
 
@@ -540,13 +548,31 @@ func (l *Lazy) Judge(ctx context.Context, req sandbox.JudgeRequest, progress fun
 	return e.Judge(ctx, req, progress)
 }
 
+// made is the engine if it was made, else nil.
+func (l *Lazy) made() *Engine { return l.ready.Load() }
+
+// ArmedReady is how many runs are armed ahead and wait for their caller
+// (plugin.Warm.Ready); 0 before the engine is made or without Warm.
+func (l *Lazy) ArmedReady() int {
+	if e := l.made(); e != nil && e.warm != nil {
+		return e.warm.Ready()
+	}
+	return 0
+}
+
+// BusReconnects is how many times the runner's connection to systemd was
+// made again (plugin.Runner.BusReconnects); 0 before the engine is made.
+func (l *Lazy) BusReconnects() uint64 {
+	if e := l.made(); e != nil {
+		return e.runner.BusReconnects()
+	}
+	return 0
+}
+
 // Close sweeps, once more, what dead podjail instances left (see
 // plugin.Runner.Close), if the engine was ever made.
 func (l *Lazy) Close(ctx context.Context) {
-	l.mu.Lock()
-	e := l.eng
-	l.mu.Unlock()
-	if e != nil {
+	if e := l.made(); e != nil {
 		if e.warm != nil {
 			if err := e.warm.Close(ctx); err != nil && l.opts.Log != nil {
 				l.opts.Log.Warn("armed runs not all removed", "error", err)
