@@ -101,6 +101,17 @@ func (c *Client) call(ctx context.Context) context.Context {
 	return callContext{Context: ctx, conn: c.conn}
 }
 
+// relabelHint says what to do when Podman could not relabel a file it
+// mounts (the "z" of spec.go) on an SELinux host: rootless, it may relabel
+// only the user's own files.
+func relabelHint(msg string) string {
+	if !strings.Contains(msg, "lsetxattr(label=") || !strings.Contains(msg, "operation not permitted") {
+		return ""
+	}
+	return " (Podman relabels what a run mounts for SELinux, and a user's Podman may relabel only the user's own files: " +
+		"give the user the files, or label them beforehand: chcon -R -t container_file_t -l s0 PATH)"
+}
+
 // typed maps the API's error answers onto this package's sentinels.
 func typed(op, what string, err error) error {
 	if err == nil {
@@ -114,7 +125,7 @@ func typed(op, what string, err error) error {
 		case 409:
 			return &podmanError{fmt.Errorf("%s %s: %w: %s", op, what, ErrConflict, model.Error())}
 		}
-		return &podmanError{fmt.Errorf("%s %s: Podman answered: %w", op, what, err)}
+		return &podmanError{fmt.Errorf("%s %s: Podman answered: %w%s", op, what, err, relabelHint(model.Error()))}
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", op, what, err)

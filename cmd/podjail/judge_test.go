@@ -17,7 +17,20 @@ import (
 func judgeFiles(t *testing.T, env hosttest.Env) (problems, src string) {
 	t.Helper()
 	if p := os.Getenv("PODJAIL_PAYLOAD"); p != "" {
-		return filepath.Join(p, "judge", "problems"), filepath.Join(p, "judge", "src")
+		problems, src = filepath.Join(p, "judge", "problems"), filepath.Join(p, "judge", "src")
+		if os.Getenv("PODJAIL_SELINUX") == "" {
+			return problems, src
+		}
+		// Under SELinux Podman relabels what a run mounts, and a user's
+		// Podman may relabel only the user's own files: the rootful and
+		// rootless passes, at once, each judge a copy of their own.
+		dir := t.TempDir()
+		for _, d := range []string{problems, src} {
+			if err := os.CopyFS(filepath.Join(dir, filepath.Base(d)), os.DirFS(d)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return filepath.Join(dir, "problems"), filepath.Join(dir, "src")
 	}
 	return filepath.Join("..", "..", "examples", "problems"), filepath.Join("testdata", "judge")
 }

@@ -188,7 +188,7 @@ func TestSELinuxAttacks(t *testing.T) {
 		}
 	}
 	run := func(box string, args ...string) *attackRun {
-		return startAttack(t, env, root, append([]string{"--cg", "-b", box, "-s", "--dir=/shared=" + shared + ":rw",
+		return startAttack(t, env, root, append([]string{"--cg", "-b", box, "-s", "-p", "--dir=/shared=" + shared + ":rw",
 			"-w", "600", "--run", "--", testProgram, "selinux-attack"}, args...)...)
 	}
 	// The reader mounts the directory first: the writer's file is made
