@@ -1,6 +1,7 @@
 package plugin
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -126,4 +127,26 @@ func selinuxBoolean(name string) (bool, error) {
 		return false, fmt.Errorf("the policy has no such boolean (no container policy module?): %w", err)
 	}
 	return strings.HasPrefix(string(b), "1"), nil
+}
+
+// ErrShimLabel is wrapped when SELinux is enforcing and the shim has a
+// label run containers may not execute: every run would die at its first
+// instruction (seen: exit 139, the map of the shim denied).
+var ErrShimLabel = errors.New("the shim's SELinux label keeps containers from running it")
+
+// shimUsable refuses, on an enforcing host, a shim whose label type
+// containers may not enter, with the fix; elsewhere it says nothing.
+func shimUsable(shim, state string, fileLabel func(string) (string, error)) error {
+	if shim == "" || state != "enforcing" {
+		return nil
+	}
+	label, err := fileLabel(shim)
+	if err != nil {
+		return fmt.Errorf("%w: %s: %v", ErrShimLabel, shim, err)
+	}
+	if con, err := selinux.NewContext(label); err == nil && slices.Contains(shimTypes, con["type"]) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s is %s; install contrib/selinux's module and the shim at /usr/libexec/podjail/podjail-shim "+
+		"(restorecon -v it), or: semanage fcontext -a -t container_ro_file_t %s && restorecon -v %s", ErrShimLabel, shim, label, shim, shim)
 }

@@ -215,3 +215,23 @@ func TestDoctorSELinuxChecks(t *testing.T) {
 		t.Errorf("host without SELinux refused: %+v", failed(checks))
 	}
 }
+
+func TestShimUsable(t *testing.T) {
+	label := func(l string) func(string) (string, error) { return func(string) (string, error) { return l, nil } }
+	const shim = "/opt/podjail/podjail-shim"
+	if err := shimUsable(shim, "enforcing", label("system_u:object_r:container_ro_file_t:s0")); err != nil {
+		t.Errorf("labelled shim refused: %v", err)
+	}
+	err := shimUsable(shim, "enforcing", label("unconfined_u:object_r:tmp_t:s0"))
+	if !errors.Is(err, ErrShimLabel) || !strings.Contains(err.Error(), "semanage fcontext -a -t container_ro_file_t "+shim) {
+		t.Errorf("a tmp_t shim on an enforcing host: %v", err)
+	}
+	for _, state := range []string{"permissive", "disabled"} {
+		if err := shimUsable(shim, state, label("unconfined_u:object_r:tmp_t:s0")); err != nil {
+			t.Errorf("%s: %v", state, err)
+		}
+	}
+	if err := shimUsable("", "enforcing", label("x")); err != nil {
+		t.Errorf("no shim: %v", err)
+	}
+}

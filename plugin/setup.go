@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/opencontainers/selinux/go-selinux"
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
@@ -91,6 +92,9 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 		return nil, err
 	}
 	step("connect")
+	if err := shimUsable(s.Shim, policy.SELinuxState(), selinux.FileLabel); err != nil {
+		return nil, err
+	}
 	self, err := Self()
 	if err != nil {
 		return nil, err

@@ -131,6 +131,13 @@ if [ $fedora = 1 ]; then
 	# for good, the shim installed where podjail.fc labels it and restorecon'd.
 	# Every test then uses that shim ($PODJAIL_SHIM).
 	restorecon -R "$payload"
+	# The payload's binaries as a package labels them where it installs
+	# them (podjail.fc): a unit of contrib/systemd may start podjail (not
+	# tmp_t, which init_t may not execute), and the service's own shim,
+	# found beside it (no $PODJAIL_SHIM in a unit), is one containers may
+	# run. chcon, not semanage: no policy rebuild (minutes here).
+	chcon -t bin_t "$payload/bin/podjail" "$payload/bin/podjail-plugin"
+	chcon -t container_ro_file_t "$payload/bin/podjail-shim"
 	t=$SECONDS
 	if d=$(mktemp -d) && cp "$payload"/contrib-selinux/podjail.te "$payload"/contrib-selinux/podjail.fc "$d"/ &&
 		(cd "$d" && make -f /usr/share/selinux/devel/Makefile podjail.pp && semodule -i podjail.pp) &&
