@@ -70,6 +70,8 @@ vm-payload: build
 	mkdir -p $(PAYLOAD)/judge && cp -r examples/problems $(PAYLOAD)/judge/problems && cp -r cmd/podjail/testdata/judge $(PAYLOAD)/judge/src
 	cp -r contrib/selinux $(PAYLOAD)/contrib-selinux
 	if [ -d $(OUT)/rpm/root ]; then cp -a $(OUT)/rpm/root $(PAYLOAD)/rpmroot; fi
+	if [ -d $(OUT)/rpm/selinux-root ]; then cp -a $(OUT)/rpm/selinux-root $(PAYLOAD)/rpmselinux && \
+		cp $(OUT)/rpm/selinux.scripts $(PAYLOAD)/rpmselinux.scripts; fi
 	cp -r contrib/systemd $(PAYLOAD)/contrib-systemd
 	cp -r contrib/quadlet $(PAYLOAD)/contrib-quadlet && cp Containerfile $(PAYLOAD)/Containerfile
 	for p in tprog trivial; do \

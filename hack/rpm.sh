@@ -85,6 +85,11 @@ if grep -q '/usr/local' <(rpm2cpio "$main" | cpio -i --to-stdout --quiet './usr/
 fi
 [ $fail = 0 ] || exit 1
 
-mkdir -p "$out/root"
+rm -rf "$out/root" "$out/selinux-root"
+mkdir -p "$out/root" "$out/selinux-root"
 (cd "$out/root" && rpm2cpio "$main" | cpio -idm --quiet)
-echo "rpm.sh: file lists and scriptlets as expected; payload unpacked in $out/root"
+# podjail-selinux's payload and scriptlets, for the Fedora SELinux pass
+# (TestSELinuxRPMScriptlets runs them there as rpm would).
+(cd "$out/selinux-root" && rpm2cpio "$selinux" | cpio -idm --quiet)
+rpm -qp --scripts "$selinux" >"$out/selinux.scripts" 2>/dev/null
+echo "rpm.sh: file lists and scriptlets as expected; payloads unpacked in $out/root and $out/selinux-root"
