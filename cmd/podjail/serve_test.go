@@ -143,7 +143,8 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 // and podjail.service as runtime units (the system's as root, the user's
 // rootless) and starts the socket alone. A judge given no --service finds
 // it on the default socket, systemd starts the service at that connection,
-// and the submission is judged there; stopping the units leaves nothing.
+// and the submission is judged there; its metrics (docs/service.md's
+// drop-in) count that judge; stopping the units leaves nothing.
 func TestServiceUnitsStartBySocket(t *testing.T) {
 	env := hosttest.Podman(t)
 	payload := os.Getenv("PODJAIL_PAYLOAD")
@@ -176,11 +177,21 @@ func TestServiceUnitsStartBySocket(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Metrics on, as docs/service.md's drop-in turns them on.
+	dropins := filepath.Join(units, "podjail.service.d")
+	if err := os.MkdirAll(dropins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dropin := "[Service]\nExecStart=\nExecStart=" + env.Podjail + " serve --metrics %t/podjail/metrics.sock\n"
+	if err := os.WriteFile(filepath.Join(dropins, "metrics.conf"), []byte(dropin), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
 		_ = exec.Command(systemctl[0], append(systemctl[1:], "stop", "podjail.socket", "podjail.service")...).Run()
 		t.Logf("service journal:\n%s", journal(systemctl))
 		_ = os.Remove(filepath.Join(units, "podjail.socket"))
 		_ = os.Remove(filepath.Join(units, "podjail.service"))
+		_ = os.RemoveAll(dropins)
 		_ = exec.Command(systemctl[0], append(systemctl[1:], "daemon-reload")...).Run()
 	})
 	ctl("daemon-reload")
@@ -207,7 +218,19 @@ func TestServiceUnitsStartBySocket(t *testing.T) {
 	if st := ctl("is-active", "podjail.service"); st != "active" {
 		t.Errorf("podjail.service is %s after a judge: the judge did not go through it", st)
 	}
+	msock := filepath.Join(filepath.Dir(sandbox.DefaultSocket()), "metrics.sock")
+	m := scrapeMetrics(t, msock)
+	for _, c := range []struct {
+		name, label string
+	}{{"podjail_judges_total", "verdict=AC"}, {"podjail_tests_total", "verdict=AC"}} {
+		if v := metricValue(m, c.name, c.label); v != 1 {
+			t.Errorf("the unit's metrics: %s{%s} = %v, want 1", c.name, c.label, v)
+		}
+	}
 	ctl("stop", "podjail.socket", "podjail.service")
+	if _, err := os.Stat(msock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the metrics socket is still there after the service stopped: %v", err)
+	}
 	if _, err := os.Stat(sandbox.DefaultSocket()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket is still there after its unit stopped: %v", err)
 	}
