@@ -1,4 +1,4 @@
-package runner
+package runnertest
 
 import (
 	"archive/tar"
@@ -18,52 +18,52 @@ import (
 	"github.com/podjail/podjail/shim"
 )
 
-// fakeProgram is what a fake container does once started: under the shim
+// Program is what a fake container does once started: under the shim
 // (shim/doc.go), the shim's setup, the armed line, the go, then this.
-type fakeProgram struct {
-	stdout   []byte        // written after the go
-	repeat   int           // stdout written this many times (default once)
-	cpu      time.Duration // charged to the parent's cpu.stat, and the shim's rusage
-	setupCPU time.Duration // charged before the armed line: the container's own work
-	peak     int64         // the program's memory.peak, and the parent's
-	exit     int
-	signal   string            // the program dies by it ("SIGSEGV")
-	oomKill  bool              // the parent's memory.events oom_kill; dies by SIGKILL
-	hang     bool              // after its output, runs until killed
-	echo     bool              // copies its stdin to stdout until EOF (an interactive peer)
-	failStep shim.Step         // the shim fails at this step, before arming
-	noReport bool              // the shim dies (exit 137) without a report
-	files    map[string][]byte // files left in the container (a build's artefacts)
-	gate     <-chan struct{}   // after the go, waits for it (or a kill) before anything else
-	expect   []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
-	// atGo, when set, decides stdout and exit at the go (a checker reads
+type Program struct {
+	Stdout   []byte        // written after the go
+	Repeat   int           // stdout written this many times (default once)
+	CPU      time.Duration // charged to the parent's cpu.stat, and the shim's rusage
+	SetupCPU time.Duration // charged before the armed line: the container's own work
+	Peak     int64         // the program's memory.peak, and the parent's
+	Exit     int
+	Signal   string            // the program dies by it ("SIGSEGV")
+	OOMKill  bool              // the parent's memory.events oom_kill; dies by SIGKILL
+	Hang     bool              // after its output, runs until killed
+	Echo     bool              // copies its stdin to stdout until EOF (an interactive peer)
+	FailStep shim.Step         // the shim fails at this step, before arming
+	NoReport bool              // the shim dies (exit 137) without a report
+	Files    map[string][]byte // files left in the container (a build's artefacts)
+	Gate     <-chan struct{}   // after the go, waits for it (or a kill) before anything else
+	Expect   []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
+	// AtGo, when set, decides stdout and exit at the go (a checker reads
 	// the output it judges only then).
-	atGo func(spec bindings.Spec) fakeProgram
-	// streamLag is how long after the container ended (its report
+	AtGo func(spec bindings.Spec) Program
+	// StreamLag is how long after the container ended (its report
 	// written) its attach stream ends: Podman's attach lagging behind a
-	// container on a busy host. lateStdout is stdout the stream delivers
+	// container on a busy host. LateStdout is stdout the stream delivers
 	// only then, after the report (stdout and stderr are separate pipes
 	// to conmon).
-	streamLag  time.Duration
-	lateStdout []byte
-	// reportLag is how long after the program ended on its own its
+	StreamLag  time.Duration
+	LateStdout []byte
+	// ReportLag is how long after the program ended on its own its
 	// report comes (the shim still running, a stop to it unheard).
-	reportLag time.Duration
+	ReportLag time.Duration
 }
 
-// fakeRuntime is a bindings.Runtime whose containers play the shim's
+// Runtime is a bindings.Runtime whose containers play the shim's
 // protocol: the nonce from spec.Env, the armed line on the attach stderr,
 // one go byte from the attach stdin, the program, the report last. It is
-// safe for concurrent use and records what happened.
-type fakeRuntime struct {
-	cg      *fakeCgroups                         // where the parents' files are
-	program func(spec bindings.Spec) fakeProgram // nil: exit 0, no output
-	missing map[string]bool                      // images not in storage
-	onGo    func(c *fakeContainer)               // called when a container gets its go
+// safe for concurrent use and records what happened. Its Host is GoodHost.
+type Runtime struct {
+	cg *Cgroups // where the parents' files are
 
 	mu       sync.Mutex
+	program  func(spec bindings.Spec) Program // nil: exit 0, no output
+	missing  map[string]bool                  // images not in storage
+	onGo     func(c *Container)               // called when a container gets its go
 	seq      int
-	all      map[string]*fakeContainer // every container ever created
+	all      map[string]*Container // every container ever created
 	created  []string
 	started  []string
 	removed  []string
@@ -73,10 +73,13 @@ type fakeRuntime struct {
 	unpacked map[string][]byte // what shims were given to --unpack, by container path
 }
 
-type fakeContainer struct {
-	id      string
-	spec    bindings.Spec
-	prog    fakeProgram
+// Container is a container of the fake runtime. Its ID, Spec and Prog are
+// set at its creation and never change.
+type Container struct {
+	ID   string        // "fake001", "fake002", … in the order of creation
+	Spec bindings.Spec // as created
+	Prog Program       // what it does once started
+
 	nonce   string
 	shimmed bool
 
@@ -96,19 +99,22 @@ type fakeContainer struct {
 	end   sync.Once
 }
 
-var _ bindings.Runtime = (*fakeRuntime)(nil)
+var _ bindings.Runtime = (*Runtime)(nil)
 
-func newFakeRuntime(cg *fakeCgroups) *fakeRuntime {
-	rt := &fakeRuntime{cg: cg, all: map[string]*fakeContainer{}, copiedIn: map[string][]byte{}, unpacked: map[string][]byte{}}
+// NewRuntime returns a runtime whose containers' parents are cg's (nil: a
+// container given a cgroup parent fails to be created); its containers
+// exit 0 with no output until SetProgram.
+func NewRuntime(cg *Cgroups) *Runtime {
+	rt := &Runtime{cg: cg, all: map[string]*Container{}, copiedIn: map[string][]byte{}, unpacked: map[string][]byte{}}
 	if cg != nil {
 		cg.rt = rt
 	}
 	return rt
 }
 
-// programPath is the program of a container's command: after the shim's
+// ProgramPath is the program of a container's command: after the shim's
 // "--", or the command itself without the shim.
-func programPath(spec bindings.Spec) string {
+func ProgramPath(spec bindings.Spec) string {
 	if i := slices.Index(spec.Command, "--"); i >= 0 && i+1 < len(spec.Command) {
 		return spec.Command[i+1]
 	}
@@ -118,12 +124,12 @@ func programPath(spec bindings.Spec) string {
 	return ""
 }
 
-// byInput picks a program by the base name of the run's input file.
-func byInput(progs map[string]fakeProgram) func(bindings.Spec) fakeProgram {
-	return func(s bindings.Spec) fakeProgram { return progs[filepath.Base(s.InputFile)] }
+// ByInput picks a program by the base name of the run's input file.
+func ByInput(progs map[string]Program) func(bindings.Spec) Program {
+	return func(s bindings.Spec) Program { return progs[filepath.Base(s.InputFile)] }
 }
 
-func (rt *fakeRuntime) get(id string) (*fakeContainer, error) {
+func (rt *Runtime) get(id string) (*Container, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	c := rt.all[id]
@@ -133,40 +139,45 @@ func (rt *fakeRuntime) get(id string) (*fakeContainer, error) {
 	return c, nil
 }
 
-func (rt *fakeRuntime) ImageExists(ctx context.Context, image string) (bool, error) {
+func (rt *Runtime) ImageExists(ctx context.Context, image string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
 	return !rt.missing[image], nil
 }
 
-func (rt *fakeRuntime) Create(ctx context.Context, spec bindings.Spec) (string, error) {
+func (rt *Runtime) Create(ctx context.Context, spec bindings.Spec) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
-	if rt.missing[spec.Image] {
+	rt.mu.Lock()
+	missing, program := rt.missing[spec.Image], rt.program
+	rt.mu.Unlock()
+	if missing {
 		return "", &bindings.ImageMissingError{Image: spec.Image}
 	}
-	if spec.CgroupParent != "" && (rt.cg == nil || !dirExists(rt.cg.path(spec.CgroupParent))) {
+	if spec.CgroupParent != "" && (rt.cg == nil || !dirExists(rt.cg.Path(spec.CgroupParent))) {
 		return "", fmt.Errorf("cgroup parent %s does not exist", spec.CgroupParent)
 	}
-	var prog fakeProgram
-	if rt.program != nil {
-		prog = rt.program(spec)
+	var prog Program
+	if program != nil {
+		prog = program(spec)
 	}
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	rt.seq++
-	c := &fakeContainer{id: fmt.Sprintf("fake%03d", rt.seq), spec: spec, prog: prog,
+	c := &Container{ID: fmt.Sprintf("fake%03d", rt.seq), Spec: spec, Prog: prog,
 		nonce: spec.Env[shim.NonceEnv], shimmed: spec.ShimFile != "",
 		stdin: bytes.NewReader(nil), stdout: io.Discard, stderr: io.Discard,
 		files: map[string][]byte{}, kill: make(chan string, 1), done: make(chan struct{})}
-	rt.all[c.id] = c
-	rt.created = append(rt.created, c.id)
-	return c.id, nil
+	rt.all[c.ID] = c
+	rt.created = append(rt.created, c.ID)
+	return c.ID, nil
 }
 
-func (rt *fakeRuntime) Attach(ctx context.Context, id string, stdin io.Reader, stdout, stderr io.Writer, ready chan<- struct{}) error {
+func (rt *Runtime) Attach(ctx context.Context, id string, stdin io.Reader, stdout, stderr io.Writer, ready chan<- struct{}) error {
 	c, err := rt.get(id)
 	if err != nil {
 		return err
@@ -193,7 +204,7 @@ func (rt *fakeRuntime) Attach(ctx context.Context, id string, stdin io.Reader, s
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-	if lag := c.prog.streamLag; lag > 0 {
+	if lag := c.Prog.StreamLag; lag > 0 {
 		t := time.NewTimer(lag)
 		defer t.Stop()
 		select {
@@ -202,13 +213,13 @@ func (rt *fakeRuntime) Attach(ctx context.Context, id string, stdin io.Reader, s
 			return ctx.Err()
 		}
 	}
-	if len(c.prog.lateStdout) > 0 {
-		_, _ = c.stdout.Write(c.prog.lateStdout)
+	if len(c.Prog.LateStdout) > 0 {
+		_, _ = c.stdout.Write(c.Prog.LateStdout)
 	}
 	return nil
 }
 
-func (rt *fakeRuntime) Start(ctx context.Context, id string) error {
+func (rt *Runtime) Start(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -228,7 +239,7 @@ func (rt *fakeRuntime) Start(ctx context.Context, id string) error {
 	return nil
 }
 
-func (rt *fakeRuntime) Wait(ctx context.Context, id string) (int32, error) {
+func (rt *Runtime) Wait(ctx context.Context, id string) (int32, error) {
 	c, err := rt.get(id)
 	if err != nil {
 		return 0, err
@@ -243,7 +254,7 @@ func (rt *fakeRuntime) Wait(ctx context.Context, id string) (int32, error) {
 	}
 }
 
-func (rt *fakeRuntime) Inspect(_ context.Context, id string) (bindings.State, error) {
+func (rt *Runtime) Inspect(_ context.Context, id string) (bindings.State, error) {
 	c, err := rt.get(id)
 	if err != nil {
 		return bindings.State{}, err
@@ -253,7 +264,7 @@ func (rt *fakeRuntime) Inspect(_ context.Context, id string) (bindings.State, er
 	return bindings.State{Running: c.started && !c.ended.Load(), ExitCode: c.exit, OOMKilled: c.oom}, nil
 }
 
-func (rt *fakeRuntime) Kill(_ context.Context, id, signal string) error {
+func (rt *Runtime) Kill(_ context.Context, id, signal string) error {
 	c, err := rt.get(id)
 	if err != nil {
 		return err
@@ -271,7 +282,7 @@ func (rt *fakeRuntime) Kill(_ context.Context, id, signal string) error {
 	return nil
 }
 
-func (rt *fakeRuntime) Remove(ctx context.Context, id string) error {
+func (rt *Runtime) Remove(ctx context.Context, id string) error {
 	c, err := rt.get(id)
 	if err != nil {
 		return nil // already gone
@@ -299,22 +310,22 @@ func (rt *fakeRuntime) Remove(ctx context.Context, id string) error {
 	return nil
 }
 
-func (rt *fakeRuntime) ListByLabel(_ context.Context, key string) ([]bindings.Container, error) {
+func (rt *Runtime) ListByLabel(_ context.Context, key string) ([]bindings.Container, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	var out []bindings.Container
 	for _, id := range rt.created {
 		c := rt.all[id]
-		if _, ok := c.spec.Labels[key]; !c.removed && (ok || key == "") {
-			out = append(out, bindings.Container{ID: id, Name: c.spec.Name, Labels: c.spec.Labels})
+		if _, ok := c.Spec.Labels[key]; !c.removed && (ok || key == "") {
+			out = append(out, bindings.Container{ID: id, Name: c.Spec.Name, Labels: c.Spec.Labels})
 		}
 	}
 	return out, nil
 }
 
-func (rt *fakeRuntime) Host(context.Context) (bindings.HostInfo, error) { return goodHost, nil }
+func (rt *Runtime) Host(context.Context) (bindings.HostInfo, error) { return GoodHost, nil }
 
-func (rt *fakeRuntime) CopyIn(_ context.Context, id, dir string, r io.Reader) error {
+func (rt *Runtime) CopyIn(_ context.Context, id, dir string, r io.Reader) error {
 	c, err := rt.get(id)
 	if err != nil {
 		return err
@@ -343,8 +354,8 @@ func (rt *fakeRuntime) CopyIn(_ context.Context, id, dir string, r io.Reader) er
 
 // unpack is the shim's --unpack after the go: the input file's files
 // into the working directory.
-func (rt *fakeRuntime) unpack(c *fakeContainer) {
-	f, err := os.Open(c.spec.InputFile)
+func (rt *Runtime) unpack(c *Container) {
+	f, err := os.Open(c.Spec.InputFile)
 	if err != nil {
 		return
 	}
@@ -353,13 +364,13 @@ func (rt *fakeRuntime) unpack(c *fakeContainer) {
 	for h, err := tr.Next(); err == nil; h, err = tr.Next() {
 		data, _ := io.ReadAll(tr)
 		rt.mu.Lock()
-		c.files[path.Join(c.spec.WorkDir, h.Name)] = data
-		rt.unpacked[path.Join(c.spec.WorkDir, h.Name)] = data
+		c.files[path.Join(c.Spec.WorkDir, h.Name)] = data
+		rt.unpacked[path.Join(c.Spec.WorkDir, h.Name)] = data
 		rt.mu.Unlock()
 	}
 }
 
-func (rt *fakeRuntime) CopyOut(_ context.Context, id, p string, w io.Writer) error {
+func (rt *Runtime) CopyOut(_ context.Context, id, p string, w io.Writer) error {
 	c, err := rt.get(id)
 	if err != nil {
 		return err
@@ -381,16 +392,16 @@ func (rt *fakeRuntime) CopyOut(_ context.Context, id, p string, w io.Writer) err
 }
 
 // play is the container's life from its start.
-func (rt *fakeRuntime) play(c *fakeContainer) {
-	p := c.prog
+func (rt *Runtime) play(c *Container) {
+	p := c.Prog
 	rt.mu.Lock()
 	stdin, stdout, stderr := c.stdin, c.stdout, c.stderr
 	rt.mu.Unlock()
 	dir := ""
-	if c.spec.CgroupParent != "" {
-		dir = rt.cg.path(c.spec.CgroupParent)
+	if c.Spec.CgroupParent != "" {
+		dir = rt.cg.Path(c.Spec.CgroupParent)
 	}
-	report := shim.Report{TimeUs: p.cpu.Microseconds(), UserUs: p.cpu.Microseconds(), PeakBytes: p.peak, PidsPeak: 1, ExitCode: p.exit, Signal: p.signal}
+	report := shim.Report{TimeUs: p.CPU.Microseconds(), UserUs: p.CPU.Microseconds(), PeakBytes: p.Peak, PidsPeak: 1, ExitCode: p.Exit, Signal: p.Signal}
 	killed := func(signal string) {
 		if signal == "KILL" || !c.shimmed { // the container is killed outright
 			c.finish(stderr, 137, nil)
@@ -401,12 +412,12 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 		c.finish(stderr, 137, &report)
 	}
 	if c.shimmed {
-		if p.failStep != "" {
-			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "fake failure", Step: p.failStep})
+		if p.FailStep != "" {
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "fake failure", Step: p.FailStep})
 			return
 		}
-		if dir != "" && p.setupCPU > 0 {
-			_ = chargeCPU(dir, p.setupCPU)
+		if dir != "" && p.SetupCPU > 0 {
+			_ = ChargeCPU(dir, p.SetupCPU)
 		}
 		_, _ = io.WriteString(stderr, "shim: setting up\n"+shim.ArmedLine(c.nonce))
 		got := make(chan byte, 1)
@@ -428,49 +439,49 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 			return
 		}
 	}
-	if c.shimmed && slices.Contains(c.spec.Command, "--unpack") {
+	if c.shimmed && slices.Contains(c.Spec.Command, "--unpack") {
 		rt.unpack(c)
 	}
 	rt.mu.Lock()
-	rt.goes = append(rt.goes, c.id)
+	rt.goes = append(rt.goes, c.ID)
 	hook := rt.onGo
 	rt.mu.Unlock()
 	if hook != nil {
 		hook(c)
 	}
-	if p.gate != nil {
+	if p.Gate != nil {
 		select {
-		case <-p.gate:
+		case <-p.Gate:
 		case sig := <-c.kill:
 			killed(sig)
 			return
 		}
 	}
-	if p.atGo != nil {
-		q := p.atGo(c.spec)
-		p.stdout, p.exit = q.stdout, q.exit
-		report.ExitCode = q.exit
-		if q.files != nil {
-			p.files = q.files
+	if p.AtGo != nil {
+		q := p.AtGo(c.Spec)
+		p.Stdout, p.Exit = q.Stdout, q.Exit
+		report.ExitCode = q.Exit
+		if q.Files != nil {
+			p.Files = q.Files
 		}
 	}
 	if dir != "" {
-		_ = chargeCPU(dir, p.cpu)
-		_ = setPeak(dir, p.peak+1<<20)
+		_ = ChargeCPU(dir, p.CPU)
+		_ = SetPeak(dir, p.Peak+1<<20)
 	}
-	for range max(p.repeat, 1) {
-		if len(p.stdout) > 0 && !c.ended.Load() {
-			_, _ = stdout.Write(p.stdout)
+	for range max(p.Repeat, 1) {
+		if len(p.Stdout) > 0 && !c.ended.Load() {
+			_, _ = stdout.Write(p.Stdout)
 		}
 	}
-	if len(p.files) > 0 {
+	if len(p.Files) > 0 {
 		rt.mu.Lock()
-		for name, data := range p.files {
+		for name, data := range p.Files {
 			c.files[name] = data
 		}
 		rt.mu.Unlock()
 	}
-	if p.echo {
+	if p.Echo {
 		copied := make(chan struct{})
 		go func() {
 			_, _ = io.Copy(stdout, stdin)
@@ -483,16 +494,16 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 			return
 		}
 	}
-	if p.expect != nil {
+	if p.Expect != nil {
 		got := make(chan []byte, 1)
 		go func() {
-			b := make([]byte, len(p.expect))
+			b := make([]byte, len(p.Expect))
 			n, _ := io.ReadFull(stdin, b)
 			got <- b[:n]
 		}()
 		select {
 		case b := <-got:
-			if !bytes.Equal(b, p.expect) {
+			if !bytes.Equal(b, p.Expect) {
 				report.ExitCode = 1
 			}
 		case sig := <-c.kill:
@@ -500,32 +511,32 @@ func (rt *fakeRuntime) play(c *fakeContainer) {
 			return
 		}
 	}
-	if p.oomKill {
+	if p.OOMKill {
 		if dir != "" {
-			_ = setOOMKill(dir)
+			_ = SetOOMKill(dir)
 		}
 		rt.mu.Lock()
 		c.oom = true
 		rt.mu.Unlock()
 		report.ExitCode, report.Signal, report.OOMKill = -1, "SIGKILL", 1
 	}
-	if p.hang {
+	if p.Hang {
 		killed(<-c.kill)
 		return
 	}
-	if p.noReport {
+	if p.NoReport {
 		c.finish(stderr, 137, nil)
 		return
 	}
-	if p.reportLag > 0 {
-		<-time.After(p.reportLag)
+	if p.ReportLag > 0 {
+		<-time.After(p.ReportLag)
 	}
 	c.finish(stderr, int32(report.Status()), &report)
 }
 
 // finish ends the container: the report last on its stderr, then its
 // exit, then the end of its attach stream.
-func (c *fakeContainer) finish(stderr io.Writer, code int32, rep *shim.Report) {
+func (c *Container) finish(stderr io.Writer, code int32, rep *shim.Report) {
 	c.end.Do(func() {
 		if rep != nil && c.shimmed {
 			_, _ = stderr.Write(shim.FormatReport(c.nonce, *rep))
@@ -536,6 +547,35 @@ func (c *fakeContainer) finish(stderr io.Writer, code int32, rep *shim.Report) {
 	})
 }
 
-// goodHost is a host the fake runtime reports (plugin's doctor tests hold
-// its twin).
-var goodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}
+// GoodHost is the host the fake runtime reports: one podjail's doctor
+// accepts.
+var GoodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}
+
+// SetProgram sets what the containers created from now on do (nil: exit
+// 0, no output).
+func (rt *Runtime) SetProgram(program func(spec bindings.Spec) Program) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.program = program
+}
+
+// SetMissing sets the images not in storage (none: every image is).
+func (rt *Runtime) SetMissing(images ...string) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.missing = map[string]bool{}
+	for _, image := range images {
+		rt.missing[image] = true
+	}
+}
+
+// SetOnGo sets a function called, in the container's goroutine, when a
+// container gets its go (nil: none).
+func (rt *Runtime) SetOnGo(onGo func(c *Container)) {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	rt.onGo = onGo
+}
+
+// Done is closed when the container has ended.
+func (c *Container) Done() <-chan struct{} { return c.done }
