@@ -47,6 +47,8 @@ func (f *Cgroups) FailCreate(err error) {
 
 func (*Cgroups) Name() string { return "fake" }
 
+// Create makes the parent id (cgroupdrv.CheckID must accept it) with its
+// files zeroed; it fails as FailCreate says.
 func (f *Cgroups) Create(ctx context.Context, id string) (cgroupdrv.Parent, error) {
 	if err := ctx.Err(); err != nil {
 		return cgroupdrv.Parent{}, err
@@ -78,6 +80,8 @@ func (f *Cgroups) Create(ctx context.Context, id string) (cgroupdrv.Parent, erro
 	return p, nil
 }
 
+// Destroy removes the parent's directory, noting it as busy if a
+// container of the runtime is still alive in it.
 func (f *Cgroups) Destroy(_ context.Context, p cgroupdrv.Parent) error {
 	if f.rt != nil && f.rt.LiveIn(p.CgroupParent) {
 		f.mu.Lock()
@@ -93,6 +97,7 @@ func (f *Cgroups) Destroy(_ context.Context, p cgroupdrv.Parent) error {
 	return nil
 }
 
+// List lists the parents on disk.
 func (f *Cgroups) List(context.Context) ([]cgroupdrv.Parent, error) {
 	entries, err := os.ReadDir(f.root)
 	if err != nil {

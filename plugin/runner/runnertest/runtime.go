@@ -139,6 +139,7 @@ func (rt *Runtime) get(id string) (*Container, error) {
 	return c, nil
 }
 
+// ImageExists reports whether image is not one of SetMissing's.
 func (rt *Runtime) ImageExists(ctx context.Context, image string) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
@@ -148,6 +149,9 @@ func (rt *Runtime) ImageExists(ctx context.Context, image string) (bool, error) 
 	return !rt.missing[image], nil
 }
 
+// Create makes a container (not started) whose program is SetProgram's
+// for spec; a missing image is an ImageMissingError, a cgroup parent
+// that does not exist an error.
 func (rt *Runtime) Create(ctx context.Context, spec bindings.Spec) (string, error) {
 	if err := ctx.Err(); err != nil {
 		return "", err
@@ -177,6 +181,8 @@ func (rt *Runtime) Create(ctx context.Context, spec bindings.Spec) (string, erro
 	return c.ID, nil
 }
 
+// Attach connects the container's stdio, closes ready, and returns once
+// the container ended and its stream did (Program.StreamLag).
 func (rt *Runtime) Attach(ctx context.Context, id string, stdin io.Reader, stdout, stderr io.Writer, ready chan<- struct{}) error {
 	c, err := rt.get(id)
 	if err != nil {
@@ -219,6 +225,8 @@ func (rt *Runtime) Attach(ctx context.Context, id string, stdin io.Reader, stdou
 	return nil
 }
 
+// Start starts the container: it plays the shim's protocol, then its
+// Program.
 func (rt *Runtime) Start(ctx context.Context, id string) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -239,6 +247,7 @@ func (rt *Runtime) Start(ctx context.Context, id string) error {
 	return nil
 }
 
+// Wait returns the container's exit code once it ended.
 func (rt *Runtime) Wait(ctx context.Context, id string) (int32, error) {
 	c, err := rt.get(id)
 	if err != nil {
@@ -254,6 +263,7 @@ func (rt *Runtime) Wait(ctx context.Context, id string) (int32, error) {
 	}
 }
 
+// Inspect reports whether the container runs, its exit code and OOM flag.
 func (rt *Runtime) Inspect(_ context.Context, id string) (bindings.State, error) {
 	c, err := rt.get(id)
 	if err != nil {
@@ -264,6 +274,7 @@ func (rt *Runtime) Inspect(_ context.Context, id string) (bindings.State, error)
 	return bindings.State{Running: c.started && !c.ended.Load(), ExitCode: c.exit, OOMKilled: c.oom}, nil
 }
 
+// Kill records the signal and, to a running container, sends it.
 func (rt *Runtime) Kill(_ context.Context, id, signal string) error {
 	c, err := rt.get(id)
 	if err != nil {
@@ -282,6 +293,8 @@ func (rt *Runtime) Kill(_ context.Context, id, signal string) error {
 	return nil
 }
 
+// Remove kills a started container, waits for its end and removes it; a
+// container already gone is no error.
 func (rt *Runtime) Remove(ctx context.Context, id string) error {
 	c, err := rt.get(id)
 	if err != nil {
@@ -310,6 +323,8 @@ func (rt *Runtime) Remove(ctx context.Context, id string) error {
 	return nil
 }
 
+// ListByLabel lists the containers not removed that have the label key
+// ("": all), in the order of creation.
 func (rt *Runtime) ListByLabel(_ context.Context, key string) ([]bindings.Container, error) {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
@@ -323,8 +338,11 @@ func (rt *Runtime) ListByLabel(_ context.Context, key string) ([]bindings.Contai
 	return out, nil
 }
 
+// Host reports GoodHost.
 func (rt *Runtime) Host(context.Context) (bindings.HostInfo, error) { return GoodHost, nil }
 
+// CopyIn writes the regular files of the tar r into the container under
+// dir, and records them (CopiedIn).
 func (rt *Runtime) CopyIn(_ context.Context, id, dir string, r io.Reader) error {
 	c, err := rt.get(id)
 	if err != nil {
@@ -370,6 +388,8 @@ func (rt *Runtime) unpack(c *Container) {
 	}
 }
 
+// CopyOut writes a tar holding the container's file p, one its program
+// left (Program.Files) or CopyIn wrote; ErrNotFound for none.
 func (rt *Runtime) CopyOut(_ context.Context, id, p string, w io.Writer) error {
 	c, err := rt.get(id)
 	if err != nil {
