@@ -12,6 +12,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
 var compiled = lang.Language{ID: "fakec", BuildImage: "fake/build", RunImage: "fake/run", Source: "main.c",
@@ -20,15 +21,15 @@ var compiled = lang.Language{ID: "fakec", BuildImage: "fake/build", RunImage: "f
 func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
 	cases := []struct {
 		name string
-		prog fakeProgram
+		prog runnertest.Program
 		ok   bool
 		note string
 	}{
-		{"builds", fakeProgram{cpu: 200 * time.Millisecond, files: map[string][]byte{"/build/main": []byte("ELF")}}, true, ""},
-		{"compile error", fakeProgram{stdout: []byte("main.c:1: error: expected ';'\n"), exit: 1}, false, "exited with code 1"},
-		{"no artefact", fakeProgram{}, false, "the build made no main"},
-		{"killed", fakeProgram{oomKill: true}, false, "memory limit"},
-		{"stopped", fakeProgram{stdout: make([]byte, 5<<20), hang: true}, false, "compilation stopped: " + KilledOutputLimit.String()},
+		{"builds", runnertest.Program{CPU: 200 * time.Millisecond, Files: map[string][]byte{"/build/main": []byte("ELF")}}, true, ""},
+		{"compile error", runnertest.Program{Stdout: []byte("main.c:1: error: expected ';'\n"), Exit: 1}, false, "exited with code 1"},
+		{"no artefact", runnertest.Program{}, false, "the build made no main"},
+		{"killed", runnertest.Program{OOMKill: true}, false, "memory limit"},
+		{"stopped", runnertest.Program{Stdout: make([]byte, 5<<20), Hang: true}, false, "compilation stopped: " + KilledOutputLimit.String()},
 	}
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
@@ -39,11 +40,11 @@ func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
 		if res.OK != c.ok || !strings.Contains(res.Note, c.note) {
 			t.Errorf("%s: ok %t, note %q", c.name, res.OK, res.Note)
 		}
-		if got := string(rt.unpacked["/build/main.c"]); got != "int main(){}" || len(rt.copiedIn) != 0 {
-			t.Errorf("%s: source unpacked by the shim as %q, %d files copied in through the API; want it unpacked alone", c.name, got, len(rt.copiedIn))
+		if got := string(rt.Unpacked()["/build/main.c"]); got != "int main(){}" || len(rt.CopiedIn()) != 0 {
+			t.Errorf("%s: source unpacked by the shim as %q, %d files copied in through the API; want it unpacked alone", c.name, got, len(rt.CopiedIn()))
 		}
-		spec := rt.container(rt.state().created[0]).spec
-		if spec.Image != "fake/build" || !spec.Writable || spec.WorkDir != lang.BuildDir || programPath(spec) != "/bin/sh" {
+		spec := rt.Container(rt.State().Created[0]).Spec
+		if spec.Image != "fake/build" || !spec.Writable || spec.WorkDir != lang.BuildDir || runnertest.ProgramPath(spec) != "/bin/sh" {
 			t.Errorf("%s: build spec %+v", c.name, spec)
 		}
 		if c.ok {
@@ -55,7 +56,7 @@ func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
 		if c.name == "compile error" && !strings.Contains(res.Output, "expected ';'") {
 			t.Errorf("compiler output %q", res.Output)
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
@@ -65,8 +66,8 @@ func TestBuildWithoutCompileWritesTheSource(t *testing.T) {
 	if err != nil || !res.OK {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if data, _ := os.ReadFile(filepath.Join(res.Dir, fakeLang.Source)); string(data) != "print(1)" || len(rt.state().created) != 0 {
-		t.Errorf("source %q, containers %v", data, rt.state().created)
+	if data, _ := os.ReadFile(filepath.Join(res.Dir, fakeLang.Source)); string(data) != "print(1)" || len(rt.State().Created) != 0 {
+		t.Errorf("source %q, containers %v", data, rt.State().Created)
 	}
 }
 
@@ -88,8 +89,8 @@ func TestSweepRemovesOnlyOrphans(t *testing.T) {
 	if err != nil || !slices.Equal(got, []string{"orphan"}) {
 		t.Fatalf("swept %v, %v", got, err)
 	}
-	if s := rt.state(); s.live != 2 || rt.container(mine).removed {
-		t.Errorf("left %d, mine removed %t", s.live, rt.container(mine).removed)
+	if s := rt.State(); s.Live != 2 || rt.Removed(mine) {
+		t.Errorf("left %d, mine removed %t", s.Live, rt.Removed(mine))
 	}
 }
 
@@ -109,21 +110,21 @@ func TestCloseSweepsWhatLandedAfterTheStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close(context.Background())
-	if !rt.container(late).removed || !rt.container(mine).removed {
+	if !rt.Removed(late) || !rt.Removed(mine) {
 		t.Errorf("after Close: the dead instance's removed %t, ours removed %t; want both (nothing of ours outlives Close)",
-			rt.container(late).removed, rt.container(mine).removed)
+			rt.Removed(late), rt.Removed(mine))
 	}
 }
 
 func TestBuildFilesCopiesEveryFileIn(t *testing.T) {
-	r, rt, _ := fakeRunner(t, one(fakeProgram{files: map[string][]byte{"/build/T": []byte("ELF")}}))
+	r, rt, _ := fakeRunner(t, one(runnertest.Program{Files: map[string][]byte{"/build/T": []byte("ELF")}}))
 	l := compiled
 	l.Compile, l.Artefacts = []string{"/usr/bin/cc", "-o", "T", "a.c", "b.c"}, []string{"T"}
 	res, err := r.BuildFiles(context.Background(), l, map[string][]byte{"a.c": []byte("A"), "b.c": []byte("B")}, t.TempDir())
 	if err != nil || !res.OK {
 		t.Fatalf("%+v %v", res, err)
 	}
-	if a, b := string(rt.unpacked["/build/a.c"]), string(rt.unpacked["/build/b.c"]); a != "A" || b != "B" {
+	if a, b := string(rt.Unpacked()["/build/a.c"]), string(rt.Unpacked()["/build/b.c"]); a != "A" || b != "B" {
 		t.Errorf("unpacked a.c %q, b.c %q", a, b)
 	}
 	if data, err := os.ReadFile(filepath.Join(res.Dir, "T")); err != nil || string(data) != "ELF" {
@@ -140,7 +141,7 @@ func TestBuildFilesRefusesBadNames(t *testing.T) {
 			t.Errorf("%v: err %v, want a *RequestError", files, err)
 		}
 	}
-	if n := len(rt.state().created); n != 0 {
+	if n := len(rt.State().Created); n != 0 {
 		t.Errorf("%d containers created for refused builds", n)
 	}
 }

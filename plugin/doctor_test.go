@@ -10,6 +10,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
 // fakeHost answers Host only: Doctor asks the runtime nothing else.
@@ -37,7 +38,8 @@ func unifiedTree(t *testing.T, userControllers string) string {
 	return root
 }
 
-var goodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}
+// goodHost is the host the fake runtime reports.
+var goodHost = runnertest.GoodHost
 
 func doctorIn(root string, uid int, host bindings.HostInfo) DoctorInput {
 	return DoctorInput{

@@ -5,22 +5,22 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/runner"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
-// The judging layer's tests run on the same fakes as the mechanism's
-// (plugin/runner's fakeruntime_test.go, fakecgroup_test.go and
-// fakestate_test.go, copied here: a test file is its package's own).
+// The judging layer's tests run on the same fakes as the mechanism's:
+// plugin/runner/runnertest's Runtime and Cgroups.
 
 var testSelf = Instance{BootID: "boot-test", PID: 4242, Start: 987654, Host: "judge-test"}
 
-func fakeRunner(t *testing.T, prog func(bindings.Spec) fakeProgram) (*Runner, *fakeRuntime, *fakeCgroups) {
+func fakeRunner(t *testing.T, prog func(bindings.Spec) runnertest.Program) (*Runner, *runnertest.Runtime, *runnertest.Cgroups) {
 	t.Helper()
-	cg := newFakeCgroups(t)
-	rt := newFakeRuntime(cg)
-	rt.program = prog
+	cg := runnertest.NewCgroups(t)
+	rt := runnertest.NewRuntime(cg)
+	rt.SetProgram(prog)
 	return &Runner{Runner: runner.Runner{Runtime: rt, Self: testSelf, Cgroups: cg, Shim: "/usr/libexec/podjail/podjail-shim"}}, rt, cg
 }
 
-func one(p fakeProgram) func(bindings.Spec) fakeProgram {
-	return func(bindings.Spec) fakeProgram { return p }
+func one(p runnertest.Program) func(bindings.Spec) runnertest.Program {
+	return func(bindings.Spec) runnertest.Program { return p }
 }

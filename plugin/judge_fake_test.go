@@ -15,6 +15,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
 // fakeLang needs no build container: its source is its artefact.
@@ -40,21 +41,21 @@ func fakeProblem(t *testing.T, names ...string) *problem.Problem {
 	return p
 }
 
-func right(n string) fakeProgram {
-	return fakeProgram{stdout: []byte("answer " + n + "\n"), cpu: 10 * time.Millisecond}
+func right(n string) runnertest.Program {
+	return runnertest.Program{Stdout: []byte("answer " + n + "\n"), CPU: 10 * time.Millisecond}
 }
 
 // inputOf names the test a container runs: its input file's base name
 // without .in.
-func inputOf(c *fakeContainer) string {
-	return strings.TrimSuffix(filepath.Base(c.spec.InputFile), ".in")
+func inputOf(c *runnertest.Container) string {
+	return strings.TrimSuffix(filepath.Base(c.Spec.InputFile), ".in")
 }
 
 // goneTo lists the tests whose containers got their go, sorted.
-func goneTo(rt *fakeRuntime) []string {
+func goneTo(rt *runnertest.Runtime) []string {
 	var out []string
-	for _, id := range rt.state().goes {
-		out = append(out, inputOf(rt.container(id)))
+	for _, id := range rt.State().Goes {
+		out = append(out, inputOf(rt.Container(id)))
 	}
 	slices.Sort(out)
 	return out
@@ -69,20 +70,20 @@ func TestJudgeResultsInTestOrder(t *testing.T) {
 		p := fakeProblem(t, "1", "2", "3", "4", "5")
 		// With two slots test 2 finishes before test 1 has written a byte.
 		twoDone := make(chan struct{})
-		progs := map[string]fakeProgram{"2.in": right("2"), "3.in": {stdout: []byte("answer 4\n"), cpu: time.Millisecond}, "4.in": right("4"), "5.in": right("5")}
+		progs := map[string]runnertest.Program{"2.in": right("2"), "3.in": {Stdout: []byte("answer 4\n"), CPU: time.Millisecond}, "4.in": right("4"), "5.in": right("5")}
 		first := right("1")
 		if parallel == 2 {
-			first.gate = twoDone
+			first.Gate = twoDone
 		}
 		progs["1.in"] = first
-		r, rt, cg := fakeRunner(t, byInput(progs))
+		r, rt, cg := fakeRunner(t, runnertest.ByInput(progs))
 		r.Cores = []int{0, 1}
 		var once sync.Once
-		rt.onGo = func(c *fakeContainer) {
+		rt.SetOnGo(func(c *runnertest.Container) {
 			if inputOf(c) == "2" {
-				go func() { <-c.done; once.Do(func() { close(twoDone) }) }()
+				go func() { <-c.Done(); once.Do(func() { close(twoDone) }) }()
 			}
-		}
+		})
 		var progress []string
 		req := judgeReq(p)
 		req.Parallel = parallel
@@ -111,15 +112,15 @@ func TestJudgeResultsInTestOrder(t *testing.T) {
 			t.Errorf("P=%d: %s %q, test 3 %s, parallel %d, wall %v", parallel, res.Verdict, res.Note, res.Tests[2].Verdict, res.Parallel, res.TestsWall)
 		}
 		var sets []string
-		for _, id := range rt.state().created {
-			sets = append(sets, rt.container(id).spec.CPUSet)
+		for _, id := range rt.State().Created {
+			sets = append(sets, rt.Container(id).Spec.CPUSet)
 		}
 		slices.Sort(sets)
 		sets = slices.Compact(sets)
 		if parallel == 1 && !slices.Equal(sets, []string{""}) || parallel == 2 && !slices.Equal(sets, []string{"0", "1"}) {
 			t.Errorf("P=%d: cpusets %q", parallel, sets)
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
@@ -132,15 +133,15 @@ func TestJudgeStopOnFirstFailureOneSlot(t *testing.T) {
 	var ahead sync.WaitGroup
 	ahead.Add(2)
 	go func() { ahead.Wait(); close(aheadMade) }()
-	progs := map[string]fakeProgram{"a.in": right("a"), "b.in": {exit: 1, cpu: time.Millisecond, gate: aheadMade}}
+	progs := map[string]runnertest.Program{"a.in": right("a"), "b.in": {Exit: 1, CPU: time.Millisecond, Gate: aheadMade}}
 	for _, n := range []string{"c", "d", "e"} {
 		progs[n+".in"] = right(n)
 	}
-	r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+	r, rt, cg := fakeRunner(t, func(s bindings.Spec) runnertest.Program {
 		if n := filepath.Base(s.InputFile); n == "c.in" || n == "d.in" {
 			ahead.Done()
 		}
-		return byInput(progs)(s)
+		return runnertest.ByInput(progs)(s)
 	})
 	req := judgeReq(p)
 	req.StopOnFirstFailure = true
@@ -155,10 +156,10 @@ func TestJudgeStopOnFirstFailureOneSlot(t *testing.T) {
 		t.Errorf("went: %v", got)
 	}
 	// Armed ahead (lookahead 2): c and d, never fired.
-	if s := rt.state(); len(s.created) != 4 {
-		t.Errorf("created %d containers, want a, b and the lookahead c, d", len(s.created))
+	if s := rt.State(); len(s.Created) != 4 {
+		t.Errorf("created %d containers, want a, b and the lookahead c, d", len(s.Created))
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // Two slots: test 3 fails while test 4 runs on the other slot; test 4 is
@@ -166,16 +167,16 @@ func TestJudgeStopOnFirstFailureOneSlot(t *testing.T) {
 func TestJudgeStopOnFirstFailureTwoSlots(t *testing.T) {
 	p := fakeProblem(t, "1", "2", "3", "4", "5", "6")
 	fourRuns := make(chan struct{})
-	progs := map[string]fakeProgram{"1.in": right("1"), "2.in": right("2"),
-		"3.in": {stdout: []byte("wrong\n"), gate: fourRuns, cpu: time.Millisecond},
-		"4.in": {hang: true, cpu: time.Millisecond}, "5.in": right("5"), "6.in": right("6")}
-	r, rt, cg := fakeRunner(t, byInput(progs))
+	progs := map[string]runnertest.Program{"1.in": right("1"), "2.in": right("2"),
+		"3.in": {Stdout: []byte("wrong\n"), Gate: fourRuns, CPU: time.Millisecond},
+		"4.in": {Hang: true, CPU: time.Millisecond}, "5.in": right("5"), "6.in": right("6")}
+	r, rt, cg := fakeRunner(t, runnertest.ByInput(progs))
 	r.Cores = []int{0, 1}
-	rt.onGo = func(c *fakeContainer) {
+	rt.SetOnGo(func(c *runnertest.Container) {
 		if inputOf(c) == "4" {
 			close(fourRuns)
 		}
-	}
+	})
 	req := judgeReq(p)
 	req.StopOnFirstFailure, req.Parallel = true, 2
 	res, err := r.Judge(context.Background(), req)
@@ -188,14 +189,14 @@ func TestJudgeStopOnFirstFailureTwoSlots(t *testing.T) {
 	if got := goneTo(rt); !slices.Equal(got, []string{"1", "2", "3", "4"}) {
 		t.Errorf("went: %v", got)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // A failure of ours stops the judge, StopOnFirstFailure or not.
 func TestJudgeStopsAtInternalError(t *testing.T) {
 	p := fakeProblem(t, "1", "2", "3", "4")
-	progs := map[string]fakeProgram{"1.in": right("1"), "2.in": {failStep: "cgroup"}, "3.in": right("3"), "4.in": right("4")}
-	r, rt, cg := fakeRunner(t, byInput(progs))
+	progs := map[string]runnertest.Program{"1.in": right("1"), "2.in": {FailStep: "cgroup"}, "3.in": right("3"), "4.in": right("4")}
+	r, rt, cg := fakeRunner(t, runnertest.ByInput(progs))
 	res, err := r.Judge(context.Background(), judgeReq(p))
 	if err != nil {
 		t.Fatal(err)
@@ -206,20 +207,20 @@ func TestJudgeStopsAtInternalError(t *testing.T) {
 	if got := goneTo(rt); !slices.Equal(got, []string{"1"}) {
 		t.Errorf("went: %v", got)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestJudgeCancelledMidway(t *testing.T) {
 	p := fakeProblem(t, "1", "2", "3", "4")
-	progs := map[string]fakeProgram{"1.in": right("1"), "2.in": {hang: true}, "3.in": right("3"), "4.in": right("4")}
-	r, rt, cg := fakeRunner(t, byInput(progs))
+	progs := map[string]runnertest.Program{"1.in": right("1"), "2.in": {Hang: true}, "3.in": right("3"), "4.in": right("4")}
+	r, rt, cg := fakeRunner(t, runnertest.ByInput(progs))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rt.onGo = func(c *fakeContainer) {
+	rt.SetOnGo(func(c *runnertest.Container) {
 		if inputOf(c) == "2" {
 			cancel()
 		}
-	}
+	})
 	res, err := r.Judge(ctx, judgeReq(p))
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +234,7 @@ func TestJudgeCancelledMidway(t *testing.T) {
 	if got := goneTo(rt); !slices.Equal(got, []string{"1", "2"}) {
 		t.Errorf("went: %v", got)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestJudgeRefusals(t *testing.T) {
@@ -247,19 +248,19 @@ func TestJudgeRefusals(t *testing.T) {
 	if _, err := r.Judge(context.Background(), bad); err == nil {
 		t.Error("invalid language judged")
 	}
-	rt.missing = map[string]bool{fakeLang.RunImage: true}
+	rt.SetMissing(fakeLang.RunImage)
 	var missing *bindings.ImageMissingError
 	if _, err := r.Judge(context.Background(), judgeReq(p)); !errors.As(err, &missing) {
 		t.Errorf("missing run image: %v", err)
 	}
 	java := judgeReq(p)
 	java.Lang.RunImage = "localhost/podjail-java:latest"
-	rt.missing = map[string]bool{java.Lang.RunImage: true}
+	rt.SetMissing(java.Lang.RunImage)
 	if _, err := r.Judge(context.Background(), java); !errors.As(err, &missing) ||
 		!strings.Contains(err.Error(), "podman build -t localhost/podjail-java -f contrib/images/java.Containerfile") {
 		t.Errorf("missing built-in image: %v; want the command that builds it", err)
 	}
-	rt.missing = nil
+	rt.SetMissing()
 	many := judgeReq(p)
 	many.Parallel = 3
 	r.Cores = []int{0, 1}
@@ -267,8 +268,8 @@ func TestJudgeRefusals(t *testing.T) {
 	if _, err := r.Judge(context.Background(), many); !errors.As(err, &re) || re.Field != "parallel" {
 		t.Errorf("3 slots on 2 cores: %v", err)
 	}
-	if len(rt.state().created) != 0 {
-		t.Errorf("created %v", rt.state().created)
+	if len(rt.State().Created) != 0 {
+		t.Errorf("created %v", rt.State().Created)
 	}
 }
 
@@ -276,7 +277,7 @@ func TestJudgeRefusals(t *testing.T) {
 // voids the judgement (CF). Neither runs a test.
 func TestJudgeBuildFailures(t *testing.T) {
 	p := fakeProblem(t, "1")
-	failing := one(fakeProgram{stdout: []byte("error: nope\n"), exit: 1})
+	failing := one(runnertest.Program{Stdout: []byte("error: nope\n"), Exit: 1})
 	r, rt, cg := fakeRunner(t, failing)
 	req := judgeReq(p)
 	req.Lang = compiled
@@ -284,7 +285,7 @@ func TestJudgeBuildFailures(t *testing.T) {
 	if err != nil || res.Verdict != CE || !strings.Contains(res.Note, "exited with code 1") || len(res.Tests) != 0 {
 		t.Errorf("%s %q, %d tests, %v", res.Verdict, res.Note, len(res.Tests), err)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 
 	src := filepath.Join(p.Dir, "check.c")
 	if err := os.WriteFile(src, []byte("checker"), 0o644); err != nil {
@@ -296,7 +297,7 @@ func TestJudgeBuildFailures(t *testing.T) {
 	if err != nil || res.Verdict != CF || res.Checker == nil || res.Checker.OK || len(res.Tests) != 0 {
 		t.Errorf("%s %q, checker %+v, %d tests, %v", res.Verdict, res.Note, res.Checker, len(res.Tests), err)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // A checker decides each test from the output file and the answer.
@@ -315,7 +316,7 @@ func TestJudgeWithChecker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checker := fakeProgram{cpu: time.Millisecond, atGo: func(s bindings.Spec) fakeProgram {
+	checker := runnertest.Program{CPU: time.Millisecond, AtGo: func(s bindings.Spec) runnertest.Program {
 		var output, answer []byte
 		for _, b := range s.Binds {
 			switch b.Destination {
@@ -327,18 +328,18 @@ func TestJudgeWithChecker(t *testing.T) {
 		}
 		switch {
 		case bytes.Equal(output, answer):
-			return fakeProgram{stdout: []byte("ok\n")}
+			return runnertest.Program{Stdout: []byte("ok\n")}
 		case bytes.HasPrefix(output, []byte("partial")):
-			return fakeProgram{stdout: []byte("partly right\npoints 0.5\n"), exit: 7}
+			return runnertest.Program{Stdout: []byte("partly right\npoints 0.5\n"), Exit: 7}
 		}
-		return fakeProgram{stdout: []byte("\n  expected " + string(answer) + "\n"), exit: 1}
+		return runnertest.Program{Stdout: []byte("\n  expected " + string(answer) + "\n"), Exit: 1}
 	}}
-	progs := map[string]fakeProgram{"ac.in": right("ac"), "wa.in": {stdout: []byte("nope\n")}, "pa.in": {stdout: []byte("partial\n")}}
-	r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+	progs := map[string]runnertest.Program{"ac.in": right("ac"), "wa.in": {Stdout: []byte("nope\n")}, "pa.in": {Stdout: []byte("partial\n")}}
+	r, rt, cg := fakeRunner(t, func(s bindings.Spec) runnertest.Program {
 		if s.Image == "fake/chk" {
 			return checker
 		}
-		return byInput(progs)(s)
+		return runnertest.ByInput(progs)(s)
 	})
 	req := judgeReq(p)
 	req.Languages = table
@@ -353,7 +354,7 @@ func TestJudgeWithChecker(t *testing.T) {
 	if !slices.Equal(got, []Verdict{AC, WA, PA}) || res.Tests[2].Points != 0.5 || res.Tests[1].Note != "expected answer wa" {
 		t.Errorf("verdicts %v, points %v, notes %q", got, res.Tests[2].Points, res.Tests[1].Note)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestCheckVerdict(t *testing.T) {
@@ -415,11 +416,11 @@ func TestJudgeInteractive(t *testing.T) {
 		reply string
 		want  Verdict
 	}{{"ping\n", AC}, {"pong\n", WA}} {
-		r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+		r, rt, cg := fakeRunner(t, func(s bindings.Spec) runnertest.Program {
 			if s.Image == "fake/inter" {
-				return fakeProgram{stdout: []byte("ping\n"), expect: []byte(c.reply), cpu: time.Millisecond}
+				return runnertest.Program{Stdout: []byte("ping\n"), Expect: []byte(c.reply), CPU: time.Millisecond}
 			}
-			return fakeProgram{echo: true, cpu: time.Millisecond} // the solution
+			return runnertest.Program{Echo: true, CPU: time.Millisecond} // the solution
 		})
 		req := judgeReq(p)
 		req.Languages = table
@@ -430,7 +431,7 @@ func TestJudgeInteractive(t *testing.T) {
 		if res.Verdict != c.want || len(res.Tests) != 1 {
 			t.Errorf("interactor expecting %q: %s %q", c.reply, res.Verdict, res.Note)
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
@@ -442,13 +443,13 @@ func TestJudgeRetryIE(t *testing.T) {
 		p := fakeProblem(t, "1", "2", "3")
 		var mu sync.Mutex
 		runs := map[string]int{}
-		r, rt, cg := fakeRunner(t, func(s bindings.Spec) fakeProgram {
+		r, rt, cg := fakeRunner(t, func(s bindings.Spec) runnertest.Program {
 			n := strings.TrimSuffix(filepath.Base(s.InputFile), ".in")
 			mu.Lock()
 			defer mu.Unlock()
 			runs[n]++
 			if n == "2" && runs[n] == 1 {
-				return fakeProgram{noReport: true} // the shim dies: not the program's doing
+				return runnertest.Program{NoReport: true} // the shim dies: not the program's doing
 			}
 			return right(n)
 		})
@@ -464,7 +465,7 @@ func TestJudgeRetryIE(t *testing.T) {
 		case retry && (res.Verdict != AC || len(res.Tests) != 3 || !strings.Contains(res.Tests[1].Note, "judged again after IE")):
 			t.Errorf("with retry: %s (%s), %d tests; want AC, 3 tests, test 2 noting the retry", res.Verdict, res.Note, len(res.Tests))
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
@@ -473,8 +474,8 @@ func TestJudgeRetryIE(t *testing.T) {
 // Runner's memory ceiling lowers the problem's limit for every run.
 func TestJudgeLanguageRuntimeAndCeiling(t *testing.T) {
 	p := fakeProblem(t, "1", "oom", "exit1")
-	progs := map[string]fakeProgram{"1.in": right("1"), "oom.in": {exit: 3, cpu: time.Millisecond}, "exit1.in": {exit: 1, cpu: time.Millisecond}}
-	r, rt, cg := fakeRunner(t, byInput(progs))
+	progs := map[string]runnertest.Program{"1.in": right("1"), "oom.in": {Exit: 3, CPU: time.Millisecond}, "exit1.in": {Exit: 1, CPU: time.Millisecond}}
+	r, rt, cg := fakeRunner(t, runnertest.ByInput(progs))
 	r.MemoryCeiling = 32 << 20 // below the problem's 64 MiB
 	req := judgeReq(p)
 	req.Lang.Env, req.Lang.MemoryExitCode, req.Lang.ExtraTime = []string{"GOMAXPROCS=1"}, 3, time.Second
@@ -491,11 +492,11 @@ func TestJudgeLanguageRuntimeAndCeiling(t *testing.T) {
 	if res.MemoryLimit != 32<<20 || res.TimeLimit != 2*time.Second {
 		t.Errorf("limits reported: %d B, %v; want the ceiling and limit + extra time", res.MemoryLimit, res.TimeLimit)
 	}
-	for _, id := range rt.state().goes {
-		cmd := strings.Join(rt.container(id).spec.Command, " ")
+	for _, id := range rt.State().Goes {
+		cmd := strings.Join(rt.Container(id).Spec.Command, " ")
 		if !strings.Contains(cmd, "--memory 33554432 ") || !strings.Contains(cmd, "--env GOMAXPROCS=1 ") {
-			t.Errorf("%s: shim command %q: want the ceiling and the language's env", inputOf(rt.container(id)), cmd)
+			t.Errorf("%s: shim command %q: want the ceiling and the language's env", inputOf(rt.Container(id)), cmd)
 		}
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }

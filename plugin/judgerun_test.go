@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 	"github.com/podjail/podjail/shim"
 )
 
@@ -15,16 +16,16 @@ import (
 
 func TestJudgeRunExitCodesAndSignals(t *testing.T) {
 	cases := []struct {
-		prog    fakeProgram
+		prog    runnertest.Program
 		code    int32
 		signal  string
 		verdict Verdict
 	}{
-		{fakeProgram{exit: 3, cpu: time.Millisecond}, 3, "", RTE},
-		{fakeProgram{signal: "SIGSEGV", exit: -1, cpu: time.Millisecond}, 139, "SIGSEGV", RTE},
-		{fakeProgram{oomKill: true, cpu: time.Millisecond}, 137, "SIGKILL", MLE},
-		{fakeProgram{signal: "SIGSYS", exit: -1, cpu: time.Millisecond}, 159, "SIGSYS", RFE},
-		{fakeProgram{cpu: 1500 * time.Millisecond}, 0, "", TLE},
+		{runnertest.Program{Exit: 3, CPU: time.Millisecond}, 3, "", RTE},
+		{runnertest.Program{Signal: "SIGSEGV", Exit: -1, CPU: time.Millisecond}, 139, "SIGSEGV", RTE},
+		{runnertest.Program{OOMKill: true, CPU: time.Millisecond}, 137, "SIGKILL", MLE},
+		{runnertest.Program{Signal: "SIGSYS", Exit: -1, CPU: time.Millisecond}, 159, "SIGSYS", RFE},
+		{runnertest.Program{CPU: 1500 * time.Millisecond}, 0, "", TLE},
 	}
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
@@ -39,17 +40,17 @@ func TestJudgeRunExitCodesAndSignals(t *testing.T) {
 		if res.ExitCode != c.code || res.Signal != c.signal || res.Verdict != c.verdict {
 			t.Errorf("%+v: exit %d %q %s %q; want %d %q %s", c.prog, res.ExitCode, res.Signal, res.Verdict, res.VerdictNote, c.code, c.signal, c.verdict)
 		}
-		if c.prog.oomKill && (!res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "memory.events")) {
+		if c.prog.OOMKill && (!res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "memory.events")) {
 			t.Errorf("OOM kill not read from memory.events: %+v", res.Measure)
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
 // TestJudgeRunShimFailure: a failure of the shim is no program verdict,
 // and a judge calls it IE.
 func TestJudgeRunShimFailure(t *testing.T) {
-	r, _, _ := fakeRunner(t, one(fakeProgram{failStep: shim.StepProbe}))
+	r, _, _ := fakeRunner(t, one(runnertest.Program{FailStep: shim.StepProbe}))
 	res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
 	if err == nil || res.Verdict != "" {
 		t.Fatalf("err %v, verdict %s", err, res.Verdict)

@@ -11,6 +11,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin/runner"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 	"github.com/podjail/podjail/shim"
 )
 
@@ -76,13 +77,13 @@ func (o *recorder) Swept(what Orphan, n int) {
 // container once, and the slots and live runs come back to 0.
 func TestObserverSeesAJudge(t *testing.T) {
 	p := fakeProblem(t, "1", "2", "3", "4")
-	progs := map[string]fakeProgram{
+	progs := map[string]runnertest.Program{
 		"1.in": right("1"),
-		"2.in": {stdout: []byte("answer 1\n"), cpu: time.Millisecond},
-		"3.in": {exit: 3, cpu: time.Millisecond},
-		"4.in": {noReport: true, cpu: time.Millisecond},
+		"2.in": {Stdout: []byte("answer 1\n"), CPU: time.Millisecond},
+		"3.in": {Exit: 3, CPU: time.Millisecond},
+		"4.in": {NoReport: true, CPU: time.Millisecond},
 	}
-	r, rt, cg := fakeRunner(t, byInput(progs))
+	r, rt, cg := fakeRunner(t, runnertest.ByInput(progs))
 	r.Cores = []int{0, 1}
 	obs := newRecorder()
 	r.Observer = obs
@@ -92,7 +93,7 @@ func TestObserverSeesAJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	if len(obs.judged) != 1 || obs.errs[0] != nil || obs.judged[0].Verdict != IE || obs.judged[0].Cause != CauseShim {
@@ -138,7 +139,7 @@ func TestObserverSeesARefusedJudge(t *testing.T) {
 // the first of a shape missed, the later ones took theirs; the spare is
 // ready until Close removes it unused.
 func TestObserverSeesWarm(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{}))
 	obs := newRecorder()
 	r.Observer = obs
 	w := NewWarm(r, t.TempDir(), 0)
@@ -161,7 +162,7 @@ func TestObserverSeesWarm(t *testing.T) {
 	if n := w.Ready(); n != 0 {
 		t.Errorf("Ready() = %d after Close; want 0", n)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 	obs.mu.Lock()
 	defer obs.mu.Unlock()
 	want := map[ArmedEvent]int{ArmedMissed: 1, ArmedTaken: 2, ArmedClosed: 1}

@@ -3,6 +3,7 @@ package shim
 import (
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -10,6 +11,18 @@ import (
 
 // helperEnv makes the test binary act as a helper process instead of running tests.
 const helperEnv = "PODJAIL_SHIM_TEST_HELPER"
+
+// coverWarning is what a test binary built with -cover (go test -cover)
+// prints on its stderr when it runs without $GOCOVERDIR: the helpers do,
+// as each is started with an environment of its own. Their coverage is
+// not wanted (some run as another uid, or in a user namespace, where they
+// could not write it).
+const coverWarning = "warning: GOCOVERDIR not set, no coverage data emitted\n"
+
+// withoutCoverWarning is a helper's output without coverWarning.
+func withoutCoverWarning(out string) string {
+	return strings.ReplaceAll(out, coverWarning, "")
+}
 
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == ProbeArg {

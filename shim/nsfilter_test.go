@@ -133,7 +133,7 @@ func filteredTasks(t *testing.T, argv []string, env []string, cred *syscall.Cred
 			break
 		}
 	}
-	return string(out), ws
+	return withoutCoverWarning(string(out)), ws
 }
 
 // nsProbeWant is what helperNSProbe must print, in order; its "info" lines are
@@ -621,7 +621,7 @@ func runHelper(t *testing.T, mode string, extra []*os.File) string {
 		t.Fatalf("helper %s: %v: %s", mode, err, out.String())
 	}
 	t.Log(strings.TrimSpace(out.String()))
-	return out.String()
+	return withoutCoverWarning(out.String())
 }
 
 // TestNSFilterTasksC runs the static C program of TestNSFilterC as 65534 under

@@ -55,7 +55,7 @@ func TestKillOthers(t *testing.T) {
 		t.Skipf("cannot make a pid namespace: %v", err)
 	}
 	err := cmd.Wait()
-	got := strings.TrimSpace(out.String())
+	got := strings.TrimSpace(withoutCoverWarning(out.String()))
 	if err != nil {
 		t.Fatalf("helper: %v: %s", err, got)
 	}

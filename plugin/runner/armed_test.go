@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 	"github.com/podjail/podjail/policy"
 	"github.com/podjail/podjail/shim"
 )
@@ -20,20 +21,20 @@ import (
 var testSelf = Instance{BootID: "boot-test", PID: 4242, Start: 987654, Host: "judge-test"}
 
 // fakeRunner is a Runner on the fake runtime and cgroups, with the shim.
-func fakeRunner(t *testing.T, prog func(bindings.Spec) fakeProgram) (*Runner, *fakeRuntime, *fakeCgroups) {
+func fakeRunner(t *testing.T, prog func(bindings.Spec) runnertest.Program) (*Runner, *runnertest.Runtime, *runnertest.Cgroups) {
 	t.Helper()
-	cg := newFakeCgroups(t)
-	rt := newFakeRuntime(cg)
-	rt.program = prog
+	cg := runnertest.NewCgroups(t)
+	rt := runnertest.NewRuntime(cg)
+	rt.SetProgram(prog)
 	return &Runner{Runtime: rt, Self: testSelf, Cgroups: cg, Shim: "/usr/libexec/podjail/podjail-shim"}, rt, cg
 }
 
-func one(p fakeProgram) func(bindings.Spec) fakeProgram {
-	return func(bindings.Spec) fakeProgram { return p }
+func one(p runnertest.Program) func(bindings.Spec) runnertest.Program {
+	return func(bindings.Spec) runnertest.Program { return p }
 }
 
 func TestRunAcceptedRun(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("hello\n"), cpu: 300 * time.Millisecond, setupCPU: 200 * time.Millisecond, peak: 5 << 20}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Stdout: []byte("hello\n"), CPU: 300 * time.Millisecond, SetupCPU: 200 * time.Millisecond, Peak: 5 << 20}))
 	var out bytes.Buffer
 	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/bin/prog", "arg"}, Output: &out, Limits: Limits{Time: time.Second, Memory: 64 << 20}})
 	if err != nil {
@@ -55,13 +56,13 @@ func TestRunAcceptedRun(t *testing.T) {
 	if res.Status() != StatusExited || res.OOMKilledFlag {
 		t.Errorf("status %s, oom flag %t", res.Status(), res.OOMKilledFlag)
 	}
-	s := rt.state()
-	if len(s.created) != 1 || res.ContainerID != s.created[0] || !slices.Equal(s.goes, s.created) || len(s.kills) != 0 {
+	s := rt.State()
+	if len(s.Created) != 1 || res.ContainerID != s.Created[0] || !slices.Equal(s.Goes, s.Created) || len(s.Kills) != 0 {
 		t.Errorf("id %s; runtime saw %+v", res.ContainerID, s)
 	}
 	// The container: the shim armed, its nonce in the environment, the
 	// program after "--", the limits with the shim's headroom.
-	spec := rt.container(res.ContainerID).spec
+	spec := rt.Container(res.ContainerID).Spec
 	nonce := spec.Env[shim.NonceEnv]
 	if len(nonce) != 32 || strings.Contains(strings.Join(spec.Command, " "), nonce) {
 		t.Errorf("nonce %q (command %q)", nonce, spec.Command)
@@ -72,21 +73,21 @@ func TestRunAcceptedRun(t *testing.T) {
 	if spec.MemoryBytes != 64<<20+shimMemoryHeadroom || spec.ShimFile != r.Shim || !spec.Stdin || spec.CgroupParent == "" || spec.Name != res.Container {
 		t.Errorf("spec %+v", spec)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestRunExitCodesAndSignals(t *testing.T) {
 	cases := []struct {
-		prog   fakeProgram
+		prog   runnertest.Program
 		code   int32
 		signal string
 		status Status
 	}{
-		{fakeProgram{exit: 3, cpu: time.Millisecond}, 3, "", StatusExited},
-		{fakeProgram{signal: "SIGSEGV", exit: -1, cpu: time.Millisecond}, 139, "SIGSEGV", StatusSignalled},
-		{fakeProgram{oomKill: true, cpu: time.Millisecond}, 137, "SIGKILL", StatusMemory},
-		{fakeProgram{signal: "SIGSYS", exit: -1, cpu: time.Millisecond}, 159, "SIGSYS", StatusSyscall},
-		{fakeProgram{cpu: 1500 * time.Millisecond}, 0, "", StatusExited},
+		{runnertest.Program{Exit: 3, CPU: time.Millisecond}, 3, "", StatusExited},
+		{runnertest.Program{Signal: "SIGSEGV", Exit: -1, CPU: time.Millisecond}, 139, "SIGSEGV", StatusSignalled},
+		{runnertest.Program{OOMKill: true, CPU: time.Millisecond}, 137, "SIGKILL", StatusMemory},
+		{runnertest.Program{Signal: "SIGSYS", Exit: -1, CPU: time.Millisecond}, 159, "SIGSYS", StatusSyscall},
+		{runnertest.Program{CPU: 1500 * time.Millisecond}, 0, "", StatusExited},
 	}
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
@@ -101,15 +102,15 @@ func TestRunExitCodesAndSignals(t *testing.T) {
 		if res.ExitCode != c.code || res.Signal != c.signal || res.Status() != c.status {
 			t.Errorf("%+v: exit %d %q %s; want %d %q %s", c.prog, res.ExitCode, res.Signal, res.Status(), c.code, c.signal, c.status)
 		}
-		if c.prog.oomKill && (!res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "memory.events")) {
+		if c.prog.OOMKill && (!res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "memory.events")) {
 			t.Errorf("OOM kill not read from memory.events: %+v", res.Measure)
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
 func TestRunOutputLimitStopsTheRun(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: bytes.Repeat([]byte("x"), 1000), repeat: 10, hang: true, cpu: time.Millisecond}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Stdout: bytes.Repeat([]byte("x"), 1000), Repeat: 10, Hang: true, CPU: time.Millisecond}))
 	var out bytes.Buffer
 	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Output: 2500, Time: time.Second}})
 	if err != nil {
@@ -123,20 +124,20 @@ func TestRunOutputLimitStopsTheRun(t *testing.T) {
 	}
 	// Under the shim the run is stopped by SIGTERM to the shim, which
 	// still reports.
-	if s := rt.state(); !slices.Equal(s.kills, []string{res.ContainerID + " TERM"}) || res.Report == nil {
-		t.Errorf("kills %v, report %+v", s.kills, res.Report)
+	if s := rt.State(); !slices.Equal(s.Kills, []string{res.ContainerID + " TERM"}) || res.Report == nil {
+		t.Errorf("kills %v, report %+v", s.Kills, res.Report)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestRunShimFailures(t *testing.T) {
 	for name, c := range map[string]struct {
-		prog fakeProgram
+		prog runnertest.Program
 		step string
 		goes int
 	}{
-		"fails before arming": {fakeProgram{failStep: shim.StepProbe}, "probe", 0},
-		"dies without report": {fakeProgram{noReport: true, cpu: time.Millisecond}, "report", 1},
+		"fails before arming": {runnertest.Program{FailStep: shim.StepProbe}, "probe", 0},
+		"dies without report": {runnertest.Program{NoReport: true, CPU: time.Millisecond}, "report", 1},
 	} {
 		r, rt, cg := fakeRunner(t, one(c.prog))
 		_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
@@ -144,23 +145,23 @@ func TestRunShimFailures(t *testing.T) {
 		if !errors.As(err, &se) || se.Step != c.step {
 			t.Errorf("%s: err %v, want a ShimError at step %s", name, err, c.step)
 		}
-		if s := rt.state(); len(s.goes) != c.goes {
-			t.Errorf("%s: %d goes", name, len(s.goes))
+		if s := rt.State(); len(s.Goes) != c.goes {
+			t.Errorf("%s: %d goes", name, len(s.Goes))
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
 func TestRunImageMissingLeavesNothing(t *testing.T) {
 	r, rt, cg := fakeRunner(t, nil)
-	rt.missing = map[string]bool{"absent:1": true}
+	rt.SetMissing("absent:1")
 	_, err := r.Run(context.Background(), RunRequest{Image: "absent:1", Command: []string{"/p"}})
 	var missing *bindings.ImageMissingError
 	if !errors.As(err, &missing) || missing.Image != "absent:1" || !errors.Is(err, bindings.ErrNotFound) {
 		t.Fatalf("err %v, want ImageMissingError", err)
 	}
-	if made, destroyed, _ := cg.counts(); len(rt.state().created) != 0 || made != destroyed {
-		t.Errorf("created %v; %d parents made, %d destroyed", rt.state().created, made, destroyed)
+	if made, destroyed, _ := cg.Counts(); len(rt.State().Created) != 0 || made != destroyed {
+		t.Errorf("created %v; %d parents made, %d destroyed", rt.State().Created, made, destroyed)
 	}
 }
 
@@ -168,48 +169,48 @@ func TestRunRefusesBadRequestBeforeTheRuntime(t *testing.T) {
 	r, rt, _ := fakeRunner(t, nil)
 	_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"relative"}})
 	var re *RequestError
-	if !errors.As(err, &re) || len(rt.state().created) != 0 {
-		t.Fatalf("err %v, created %v", err, rt.state().created)
+	if !errors.As(err, &re) || len(rt.State().Created) != 0 {
+		t.Fatalf("err %v, created %v", err, rt.State().Created)
 	}
 }
 
 func TestRunCancelledRemovesEverything(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{hang: true, cpu: time.Millisecond}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Hang: true, CPU: time.Millisecond}))
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	rt.onGo = func(*fakeContainer) { cancel() }
+	rt.SetOnGo(func(*runnertest.Container) { cancel() })
 	_, err := r.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v, want context.Canceled", err)
 	}
-	if s := rt.state(); len(s.goes) != 1 || len(s.removed) != 1 {
+	if s := rt.State(); len(s.Goes) != 1 || len(s.Removed) != 1 {
 		t.Errorf("runtime saw %+v", s)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestRunParentFailureCreatesNoContainer(t *testing.T) {
 	r, rt, cg := fakeRunner(t, nil)
-	cg.createErr = errors.New("no room")
+	cg.FailCreate(errors.New("no room"))
 	_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
-	if err == nil || !strings.Contains(err.Error(), "fake driver") || len(rt.state().created) != 0 {
-		t.Fatalf("err %v, created %v", err, rt.state().created)
+	if err == nil || !strings.Contains(err.Error(), "fake driver") || len(rt.State().Created) != 0 {
+		t.Fatalf("err %v, created %v", err, rt.State().Created)
 	}
 }
 
 func TestArmThenDiscardRunsNothing(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("never"), cpu: time.Second}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Stdout: []byte("never"), CPU: time.Second}))
 	r.Levels = policy.NewLevelPool() // disabled off SELinux: Reserve gives ""
 	var out bytes.Buffer
 	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := rt.state()
-	if len(s.started) != 1 || len(s.goes) != 0 || len(s.removed) != 0 {
+	s := rt.State()
+	if len(s.Started) != 1 || len(s.Goes) != 0 || len(s.Removed) != 0 {
 		t.Fatalf("armed: %+v", s)
 	}
-	if made, _, _ := cg.counts(); made != 1 {
+	if made, _, _ := cg.Counts(); made != 1 {
 		t.Fatalf("%d parents made", made)
 	}
 	select {
@@ -220,24 +221,24 @@ func TestArmThenDiscardRunsNothing(t *testing.T) {
 	a.Discard(context.Background())
 	<-a.Done()
 	a.Discard(context.Background()) // twice is harmless
-	s = rt.state()
-	if len(s.goes) != 0 || out.Len() != 0 {
-		t.Errorf("the program ran: goes %v, output %q", s.goes, out.String())
+	s = rt.State()
+	if len(s.Goes) != 0 || out.Len() != 0 {
+		t.Errorf("the program ran: goes %v, output %q", s.Goes, out.String())
 	}
 	if r.Levels.Len() != 0 {
 		t.Errorf("%d SELinux levels still held", r.Levels.Len())
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 	if _, err := a.Fire(context.Background()); err == nil {
 		t.Error("a discarded run fired")
 	}
-	if s := rt.state(); len(s.goes) != 0 {
-		t.Errorf("goes %v after firing a discarded run", s.goes)
+	if s := rt.State(); len(s.Goes) != 0 {
+		t.Errorf("goes %v after firing a discarded run", s.Goes)
 	}
 }
 
 func TestArmedFiresOnce(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{cpu: time.Millisecond}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{CPU: time.Millisecond}))
 	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
 	if err != nil {
 		t.Fatal(err)
@@ -249,24 +250,24 @@ func TestArmedFiresOnce(t *testing.T) {
 		t.Error("fired twice")
 	}
 	a.Discard(context.Background()) // waits for the cleanup of the fired run
-	if s := rt.state(); len(s.goes) != 1 {
-		t.Errorf("goes %v", s.goes)
+	if s := rt.State(); len(s.Goes) != 1 {
+		t.Errorf("goes %v", s.Goes)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 func TestRunDeadlines(t *testing.T) {
 	stop := make(chan struct{})
 	cases := []struct {
 		name   string
-		prog   fakeProgram
+		prog   runnertest.Program
 		req    RunRequest
 		killed KillReason
 	}{
-		{"processor ceiling", fakeProgram{cpu: 3 * time.Second, hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{CPU: 2 * time.Second}}}, KilledCPULimit},
-		{"no progress", fakeProgram{hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Idle: 150 * time.Millisecond}}}, KilledIdle},
-		{"absolute cap", fakeProgram{hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}}, KilledWallLimit},
-		{"caller's stop", fakeProgram{hang: true}, RunRequest{Wait: Wait{Stop: stop}}, KilledByCaller},
+		{"processor ceiling", runnertest.Program{CPU: 3 * time.Second, Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{CPU: 2 * time.Second}}}, KilledCPULimit},
+		{"no progress", runnertest.Program{Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Idle: 150 * time.Millisecond}}}, KilledIdle},
+		{"absolute cap", runnertest.Program{Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}}, KilledWallLimit},
+		{"caller's stop", runnertest.Program{Hang: true}, RunRequest{Wait: Wait{Stop: stop}}, KilledByCaller},
 	}
 	close(stop)
 	for _, c := range cases {
@@ -279,14 +280,14 @@ func TestRunDeadlines(t *testing.T) {
 		if res.Killed != c.killed || res.Signal != "SIGKILL" || res.StoppedAt <= 0 {
 			t.Errorf("%s: killed %q (%s), signal %q, stopped at %v", c.name, res.Killed, res.KilledNote, res.Signal, res.StoppedAt)
 		}
-		assertNothingLeft(t, rt, cg)
+		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }
 
 func TestRunWithoutShimOrParent(t *testing.T) {
-	cg := newFakeCgroups(t)
-	rt := newFakeRuntime(cg)
-	rt.program = one(fakeProgram{echo: true, exit: 4, cpu: 20 * time.Millisecond})
+	cg := runnertest.NewCgroups(t)
+	rt := runnertest.NewRuntime(cg)
+	rt.SetProgram(one(runnertest.Program{Echo: true, Exit: 4, CPU: 20 * time.Millisecond}))
 	r := &Runner{Runtime: rt, Self: testSelf, Cgroups: cg}
 	in := filepath.Join(t.TempDir(), "in")
 	if err := os.WriteFile(in, []byte("1 2 3\n"), 0o644); err != nil {
@@ -302,13 +303,13 @@ func TestRunWithoutShimOrParent(t *testing.T) {
 	if out.String() != "1 2 3\n" || res.ExitCode != 4 || res.Shimmed || res.Report != nil || res.Measure.Time != 20*time.Millisecond || res.Status() != StatusExited {
 		t.Errorf("output %q, exit %d, shimmed %t, report %v, measure %+v, status %s", out.String(), res.ExitCode, res.Shimmed, res.Report, res.Measure, res.Status())
 	}
-	if spec := rt.container(res.ContainerID).spec; spec.Command[0] != "/p" || len(spec.Env) != 0 || spec.ShimFile != "" {
+	if spec := rt.Container(res.ContainerID).Spec; spec.Command[0] != "/p" || len(spec.Env) != 0 || spec.ShimFile != "" {
 		t.Errorf("spec %+v", spec)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 
 	// No parent cgroup: the figures are the shim's alone.
-	r2, rt2, _ := fakeRunner(t, one(fakeProgram{cpu: 40 * time.Millisecond, oomKill: true}))
+	r2, rt2, _ := fakeRunner(t, one(runnertest.Program{CPU: 40 * time.Millisecond, OOMKill: true}))
 	r2.Cgroups = nil
 	res, err = r2.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
 	if err != nil {
@@ -317,14 +318,14 @@ func TestRunWithoutShimOrParent(t *testing.T) {
 	if res.Cgroup != nil || res.Measure.Time != 40*time.Millisecond || !res.Measure.MemoryExceeded || !strings.Contains(res.Measure.MemoryFrom, "shim report") {
 		t.Errorf("cgroup %v, measure %+v", res.Cgroup, res.Measure)
 	}
-	assertNothingLeft(t, rt2, nil)
+	runnertest.AssertNothingLeft(t, rt2, nil)
 }
 
 // A run whose context ended before its turn must not start its program:
 // the pipeline cancels the tests after a failure, and a slot that took a
 // test's turn just before the cutoff then fires it with that context.
 func TestFireWithEndedContextStartsNothing(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{hang: true}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Hang: true}))
 	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}})
 	if err != nil {
 		t.Fatal(err)
@@ -335,24 +336,24 @@ func TestFireWithEndedContextStartsNothing(t *testing.T) {
 		t.Errorf("fired with an ended context: %v", err)
 	}
 	<-a.Done()
-	if s := rt.state(); len(s.goes) != 0 {
-		t.Errorf("the program got its go with the context already ended: %v", s.goes)
+	if s := rt.State(); len(s.Goes) != 0 {
+		t.Errorf("the program got its go with the context already ended: %v", s.Goes)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // slowCreate is a runtime whose Create is carried out by the service even
 // when the caller gives up waiting, as Podman does: the caller then never
 // learns the container's id unless it waited.
 type slowCreate struct {
-	*fakeRuntime
+	*runnertest.Runtime
 	entered, release chan struct{}
 }
 
 func (s slowCreate) Create(ctx context.Context, spec bindings.Spec) (string, error) {
 	close(s.entered)
 	<-s.release
-	id, err := s.fakeRuntime.Create(context.WithoutCancel(ctx), spec)
+	id, err := s.Runtime.Create(context.WithoutCancel(ctx), spec)
 	if ctx.Err() != nil {
 		return "", ctx.Err() // the answer was lost with the request
 	}
@@ -363,7 +364,7 @@ func (s slowCreate) Create(ctx context.Context, spec bindings.Spec) (string, err
 // test's container is being created (its cutoff, Ctrl-C) must still
 // remove that container; found in the VM as containers left "created".
 func TestArmCancelledDuringCreateLeavesNothing(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{}))
 	slow := slowCreate{rt, make(chan struct{}), make(chan struct{})}
 	r.Runtime = slow
 	ctx, cancel := context.WithCancel(context.Background())
@@ -378,10 +379,10 @@ func TestArmCancelledDuringCreateLeavesNothing(t *testing.T) {
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Arm after its caller ended: %v, want context.Canceled", err)
 	}
-	if s := rt.state(); len(s.created) != 1 || len(s.goes) != 0 {
+	if s := rt.State(); len(s.Created) != 1 || len(s.Goes) != 0 {
 		t.Fatalf("%+v: want the one container created, never fired", s)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // TestRunEndsAtTheReport: a program that ended well within its limits,
@@ -403,7 +404,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 	for _, c := range cases {
 		for _, warm := range []bool{false, true} {
 			name := fmt.Sprintf("%s, warm %t", c.name, warm)
-			prog := fakeProgram{stdout: []byte("4"), lateStdout: []byte("2\n"), cpu: 10 * time.Millisecond, streamLag: c.lag}
+			prog := runnertest.Program{Stdout: []byte("4"), LateStdout: []byte("2\n"), CPU: 10 * time.Millisecond, StreamLag: c.lag}
 			r, rt, cg := fakeRunner(t, one(prog))
 			run := r.Run
 			var w *Warm
@@ -429,10 +430,10 @@ func TestRunEndsAtTheReport(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if s := rt.state(); len(s.kills) != 0 {
-				t.Errorf("%s: stops sent to containers that had ended: %v", name, s.kills)
+			if s := rt.State(); len(s.Kills) != 0 {
+				t.Errorf("%s: stops sent to containers that had ended: %v", name, s.Kills)
 			}
-			assertNothingLeft(t, rt, cg)
+			runnertest.AssertNothingLeft(t, rt, cg)
 		}
 	}
 }
@@ -442,7 +443,7 @@ func TestRunEndsAtTheReport(t *testing.T) {
 // busy host): the stop found nothing to kill and the shim reported a
 // normal exit. Not a TLE.
 func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{stdout: []byte("42\n"), cpu: 10 * time.Millisecond, reportLag: 300 * time.Millisecond}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Stdout: []byte("42\n"), CPU: 10 * time.Millisecond, ReportLag: 300 * time.Millisecond}))
 	var out bytes.Buffer
 	res, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Time: time.Second}, Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}})
 	if err != nil {
@@ -451,8 +452,8 @@ func TestRunDeadlineAfterTheProgramEnded(t *testing.T) {
 	if res.Status() != StatusExited || res.ExitCode != 0 || res.Killed != NotKilled || res.Signal != "" || out.String() != "42\n" {
 		t.Errorf("status %s, exit %d, killed %q, signal %q, output %q; want exited 0, not killed", res.Status(), res.ExitCode, res.Killed, res.Signal, out.String())
 	}
-	if s := rt.state(); len(s.kills) != 1 {
-		t.Errorf("kills %v, want the cap's one stop", s.kills)
+	if s := rt.State(); len(s.Kills) != 1 {
+		t.Errorf("kills %v, want the cap's one stop", s.Kills)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }

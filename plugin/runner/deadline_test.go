@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
 // parentDir is a fake parent cgroup with its cpu.stat and, if pressure,
@@ -13,11 +15,11 @@ import (
 func parentDir(t *testing.T, usage time.Duration, pressure bool) string {
 	t.Helper()
 	dir := t.TempDir()
-	if err := setCPU(dir, usage); err != nil {
+	if err := runnertest.SetCPU(dir, usage); err != nil {
 		t.Fatal(err)
 	}
 	if pressure {
-		if err := setPressure(dir, 0); err != nil {
+		if err := runnertest.SetPressure(dir, 0); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +57,7 @@ func TestDeadlineProcessorCeiling(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ch = watchIn(ctx, deadlines{dir: dir, base: 5 * time.Second, cpu: time.Second})
-	if err := chargeCPU(dir, 200*time.Millisecond); err != nil {
+	if err := runnertest.ChargeCPU(dir, 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
 	s = <-ch
@@ -82,7 +84,7 @@ func TestDeadlineNoProgressRespectsPressure(t *testing.T) {
 			break
 		}
 		waited += time.Millisecond
-		if err := setPressure(dir, waited); err != nil {
+		if err := runnertest.SetPressure(dir, waited); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,17 +12,18 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
 // echoInput is a program that, at its go, prints its input file as it is
 // then: a warm run's input must be in place before the go.
-func echoInput(bindings.Spec) fakeProgram {
-	return fakeProgram{cpu: time.Millisecond, atGo: func(spec bindings.Spec) fakeProgram {
+func echoInput(bindings.Spec) runnertest.Program {
+	return runnertest.Program{CPU: time.Millisecond, AtGo: func(spec bindings.Spec) runnertest.Program {
 		data, err := os.ReadFile(spec.InputFile)
 		if err != nil {
-			return fakeProgram{exit: 9}
+			return runnertest.Program{Exit: 9}
 		}
-		return fakeProgram{stdout: data, cpu: time.Millisecond}
+		return runnertest.Program{Stdout: data, CPU: time.Millisecond}
 	}}
 }
 
@@ -47,7 +48,7 @@ func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 	var fired []string
 	for i, text := range []string{"first\n", "second\n", "third\n"} {
 		sparesArmed(w) // a caller that comes while its run is armed still takes it, but cannot show it
-		before := rt.state().created
+		before := rt.State().Created
 		var out bytes.Buffer
 		res, err := w.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}, InputFile: inputFile(t, text), Output: &out, Limits: Limits{Time: time.Second}})
 		if err != nil {
@@ -62,17 +63,17 @@ func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 		fired = append(fired, res.ContainerID)
 	}
 	sparesArmed(w)
-	s := rt.state()
-	if !slices.Equal(s.goes, fired) || len(s.started) != 4 {
-		t.Errorf("goes %v, started %v; want the three fired and one spare armed", s.goes, s.started)
+	s := rt.State()
+	if !slices.Equal(s.Goes, fired) || len(s.Started) != 4 {
+		t.Errorf("goes %v, started %v; want the three fired and one spare armed", s.Goes, s.Started)
 	}
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if s := rt.state(); len(s.goes) != 3 {
-		t.Errorf("the spare was fired: goes %v", s.goes)
+	if s := rt.State(); len(s.Goes) != 3 {
+		t.Errorf("the spare was fired: goes %v", s.Goes)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("input files left: %v", left)
 	}
@@ -80,10 +81,10 @@ func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 	if _, err := w.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}}); err != nil {
 		t.Fatal(err)
 	}
-	if s := rt.state(); len(s.created) != 5 {
-		t.Errorf("%d containers after a run past Close, want 5 (no spare)", len(s.created))
+	if s := rt.State(); len(s.Created) != 5 {
+		t.Errorf("%d containers after a run past Close, want 5 (no spare)", len(s.Created))
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // A request Warm cannot arm ahead (a stream on stdin) runs cold with
@@ -91,19 +92,19 @@ func TestWarmTakesTheRunArmedAhead(t *testing.T) {
 // (DefaultWarmShapes, or as many as asked) pushes the least recently used
 // one's spare out.
 func TestWarmShapes(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{echo: true}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Echo: true}))
 	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	var out bytes.Buffer
 	if _, err := w.Run(ctx, RunRequest{Image: "img", Command: []string{"/p"}, StdinStream: strings.NewReader("hi\n"), Output: &out}); err != nil {
 		t.Fatal(err)
 	}
-	if s := rt.state(); len(s.created) != 1 || out.String() != "hi\n" {
-		t.Errorf("a streamed run: %d containers, output %q; want 1, cold, and its stream", len(s.created), out.String())
+	if s := rt.State(); len(s.Created) != 1 || out.String() != "hi\n" {
+		t.Errorf("a streamed run: %d containers, output %q; want 1, cold, and its stream", len(s.Created), out.String())
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 	for _, c := range []struct{ asked, held int }{{0, DefaultWarmShapes}, {6, 6}} {
-		r2, rt2, cg2 := fakeRunner(t, one(fakeProgram{}))
+		r2, rt2, cg2 := fakeRunner(t, one(runnertest.Program{}))
 		w2 := NewWarm(r2, t.TempDir(), c.asked)
 		for i := range c.held + 1 {
 			if _, err := w2.Run(ctx, RunRequest{Image: "img", Command: []string{"/p", strings.Repeat("x", i+1)}}); err != nil {
@@ -122,10 +123,10 @@ func TestWarmShapes(t *testing.T) {
 		if err := w2.Close(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if s := rt2.state(); len(s.created) != 2*(c.held+1) || len(s.goes) != c.held+1 {
-			t.Errorf("%d containers made, %d fired; want %d and %d", len(s.created), len(s.goes), 2*(c.held+1), c.held+1)
+		if s := rt2.State(); len(s.Created) != 2*(c.held+1) || len(s.Goes) != c.held+1 {
+			t.Errorf("%d containers made, %d fired; want %d and %d", len(s.Created), len(s.Goes), 2*(c.held+1), c.held+1)
 		}
-		assertNothingLeft(t, rt2, cg2)
+		runnertest.AssertNothingLeft(t, rt2, cg2)
 	}
 }
 
@@ -133,7 +134,7 @@ func TestWarmShapes(t *testing.T) {
 // next caller's result: it runs cold and gets the real error; a caller
 // whose context ends while it waits leaves nothing.
 func TestWarmArmFailureAndCancel(t *testing.T) {
-	r, rt, cg := fakeRunner(t, one(fakeProgram{}))
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{}))
 	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	req := RunRequest{Image: "img", Command: []string{"/p"}}
@@ -141,9 +142,7 @@ func TestWarmArmFailureAndCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	sparesArmed(w)
-	rt.mu.Lock()
-	rt.missing = map[string]bool{"img": true}
-	rt.mu.Unlock()
+	rt.SetMissing("img")
 	// The spare armed before the image went still runs; the one armed
 	// behind it fails, and the caller after gets the image's error.
 	if _, err := w.Run(ctx, req); err != nil {
@@ -161,7 +160,7 @@ func TestWarmArmFailureAndCancel(t *testing.T) {
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
 // sparesArmed waits until every spare Warm holds is armed (or failed).
@@ -184,10 +183,10 @@ func sparesArmed(w *Warm) {
 // own at once rather than wait for the run before it.
 func TestWarmCallsAtOnceDoNotQueue(t *testing.T) {
 	gates := make(chan chan struct{}, 16) // each container's, in order of creation
-	r, rt, cg := fakeRunner(t, func(bindings.Spec) fakeProgram {
+	r, rt, cg := fakeRunner(t, func(bindings.Spec) runnertest.Program {
 		g := make(chan struct{})
 		gates <- g
-		return fakeProgram{gate: g}
+		return runnertest.Program{Gate: g}
 	})
 	openAll := func() {
 		for {
@@ -200,7 +199,7 @@ func TestWarmCallsAtOnceDoNotQueue(t *testing.T) {
 		}
 	}
 	gone := make(chan struct{}, 16)
-	rt.onGo = func(*fakeContainer) { gone <- struct{}{} }
+	rt.SetOnGo(func(*runnertest.Container) { gone <- struct{}{} })
 	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
 	req := RunRequest{Image: "img", Command: []string{"/p"}}
@@ -231,5 +230,5 @@ func TestWarmCallsAtOnceDoNotQueue(t *testing.T) {
 	if err := w.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
-	assertNothingLeft(t, rt, cg)
+	runnertest.AssertNothingLeft(t, rt, cg)
 }

@@ -1,4 +1,4 @@
-package runner
+package runnertest
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 )
 
-// fakeCgroups is a cgroupdrv.Driver whose parents are directories in a
+// Cgroups is a cgroupdrv.Driver whose parents are directories in a
 // test's TempDir holding the files the runner reads, in the kernel's
 // formats (as opencontainers/cgroups' fs tests fake them): cpu.stat,
 // memory.peak, memory.events and cpu.pressure. Parents are named as the
 // cgroupfs driver names them: CgroupParent "/<id>", Path root+"/<id>".
 // It is safe for concurrent use.
-type fakeCgroups struct {
+type Cgroups struct {
 	root string
-	rt   *fakeRuntime // when set, Destroy notes a parent still holding a live container
+	rt   *Runtime // when set, Destroy notes a parent still holding a live container
 
 	mu        sync.Mutex
 	created   []string
@@ -30,15 +30,26 @@ type fakeCgroups struct {
 	createErr error
 }
 
-var _ cgroupdrv.Driver = (*fakeCgroups)(nil)
+var _ cgroupdrv.Driver = (*Cgroups)(nil)
 
-func newFakeCgroups(t *testing.T) *fakeCgroups {
-	return &fakeCgroups{root: t.TempDir()}
+// NewCgroups returns a driver whose parents are in a new directory of t's
+// TempDir.
+func NewCgroups(t testing.TB) *Cgroups {
+	return &Cgroups{root: t.TempDir()}
 }
 
-func (*fakeCgroups) Name() string { return "fake" }
+// FailCreate makes every Create from now on fail with err (nil: succeed).
+func (f *Cgroups) FailCreate(err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.createErr = err
+}
 
-func (f *fakeCgroups) Create(ctx context.Context, id string) (cgroupdrv.Parent, error) {
+func (*Cgroups) Name() string { return "fake" }
+
+// Create makes the parent id (cgroupdrv.CheckID must accept it) with its
+// files zeroed; it fails as FailCreate says.
+func (f *Cgroups) Create(ctx context.Context, id string) (cgroupdrv.Parent, error) {
 	if err := ctx.Err(); err != nil {
 		return cgroupdrv.Parent{}, err
 	}
@@ -69,8 +80,10 @@ func (f *fakeCgroups) Create(ctx context.Context, id string) (cgroupdrv.Parent, 
 	return p, nil
 }
 
-func (f *fakeCgroups) Destroy(_ context.Context, p cgroupdrv.Parent) error {
-	if f.rt != nil && f.rt.liveIn(p.CgroupParent) {
+// Destroy removes the parent's directory, noting it as busy if a
+// container of the runtime is still alive in it.
+func (f *Cgroups) Destroy(_ context.Context, p cgroupdrv.Parent) error {
+	if f.rt != nil && f.rt.LiveIn(p.CgroupParent) {
 		f.mu.Lock()
 		f.busy = append(f.busy, p.ID)
 		f.mu.Unlock()
@@ -84,7 +97,8 @@ func (f *fakeCgroups) Destroy(_ context.Context, p cgroupdrv.Parent) error {
 	return nil
 }
 
-func (f *fakeCgroups) List(context.Context) ([]cgroupdrv.Parent, error) {
+// List lists the parents on disk.
+func (f *Cgroups) List(context.Context) ([]cgroupdrv.Parent, error) {
 	entries, err := os.ReadDir(f.root)
 	if err != nil {
 		return nil, err
@@ -98,13 +112,13 @@ func (f *fakeCgroups) List(context.Context) ([]cgroupdrv.Parent, error) {
 	return out, nil
 }
 
-// path is the directory of the parent given to Podman as cgroupParent.
-func (f *fakeCgroups) path(cgroupParent string) string {
+// Path is the directory of the parent given to Podman as cgroupParent.
+func (f *Cgroups) Path(cgroupParent string) string {
 	return filepath.Join(f.root, cgroupParent)
 }
 
-// left lists the parents still on disk, sorted.
-func (f *fakeCgroups) left(t *testing.T) []string {
+// Left lists the parents still on disk, sorted.
+func (f *Cgroups) Left(t testing.TB) []string {
 	t.Helper()
 	list, err := f.List(context.Background())
 	if err != nil {
@@ -118,7 +132,9 @@ func (f *fakeCgroups) left(t *testing.T) []string {
 	return ids
 }
 
-func (f *fakeCgroups) counts() (created, destroyed int, busy []string) {
+// Counts returns how many parents were created and destroyed, and those
+// destroyed while a container of theirs was alive.
+func (f *Cgroups) Counts() (created, destroyed int, busy []string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return len(f.created), len(f.destroyed), append([]string(nil), f.busy...)
@@ -160,8 +176,8 @@ func replaceFile(dir, name, content string) error {
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
-// chargeCPU adds d to dir's cpu.stat usage, as a program running in it would.
-func chargeCPU(dir string, d time.Duration) error {
+// ChargeCPU adds d to dir's cpu.stat usage, as a program running in it would.
+func ChargeCPU(dir string, d time.Duration) error {
 	cgFiles.Lock()
 	defer cgFiles.Unlock()
 	cur, err := cgroupdrv.CPUUsage(dir)
@@ -171,69 +187,30 @@ func chargeCPU(dir string, d time.Duration) error {
 	return replaceFile(dir, "cpu.stat", cpuStat(cur+d))
 }
 
-// setCPU sets dir's cpu.stat usage.
-func setCPU(dir string, usage time.Duration) error {
+// SetCPU sets dir's cpu.stat usage.
+func SetCPU(dir string, usage time.Duration) error {
 	cgFiles.Lock()
 	defer cgFiles.Unlock()
 	return replaceFile(dir, "cpu.stat", cpuStat(usage))
 }
 
-// setPeak sets dir's memory.peak.
-func setPeak(dir string, peak int64) error {
+// SetPeak sets dir's memory.peak.
+func SetPeak(dir string, peak int64) error {
 	cgFiles.Lock()
 	defer cgFiles.Unlock()
 	return replaceFile(dir, "memory.peak", fmt.Sprintf("%d\n", peak))
 }
 
-// setOOMKill records an OOM kill in dir's memory.events.
-func setOOMKill(dir string) error {
+// SetOOMKill records an OOM kill in dir's memory.events.
+func SetOOMKill(dir string) error {
 	cgFiles.Lock()
 	defer cgFiles.Unlock()
 	return replaceFile(dir, "memory.events", memoryEvents(1, 1))
 }
 
-// setPressure sets the "some" total of dir's cpu.pressure.
-func setPressure(dir string, total time.Duration) error {
+// SetPressure sets the "some" total of dir's cpu.pressure.
+func SetPressure(dir string, total time.Duration) error {
 	cgFiles.Lock()
 	defer cgFiles.Unlock()
 	return replaceFile(dir, "cpu.pressure", cpuPressure(total))
-}
-
-func TestFakeCgroupFilesReadAsTheKernels(t *testing.T) {
-	f := newFakeCgroups(t)
-	p, err := f.Create(context.Background(), "podjail_1_2_abc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := chargeCPU(p.Path, 1500*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	if err := chargeCPU(p.Path, 500*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	if err := setPeak(p.Path, 7<<20); err != nil {
-		t.Fatal(err)
-	}
-	if err := setOOMKill(p.Path); err != nil {
-		t.Fatal(err)
-	}
-	if err := setPressure(p.Path, 250*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	c, err := cgroupdrv.Read(p.Path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.CPU != 2*time.Second || c.User+c.System != c.CPU || c.Peak != 7<<20 || c.OOMKill != 1 || c.OOM != 1 {
-		t.Errorf("read %+v", c)
-	}
-	if w := cgroupdrv.CPUWaiting(p.Path); w != 250*time.Millisecond {
-		t.Errorf("cpu.pressure some total read as %v", w)
-	}
-	if err := f.Destroy(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
-	if left := f.left(t); len(left) != 0 {
-		t.Errorf("left %v", left)
-	}
 }
