@@ -15,6 +15,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/internal/capped"
 	"github.com/podjail/podjail/shim"
 )
 
@@ -38,7 +39,7 @@ type Armed struct {
 	level  string
 
 	goStdin  *io.PipeWriter // the container's stdin: the go, then StdinStream
-	out      *cappedWriter
+	out      *capped.Writer
 	stderr   *tailBuffer
 	attached chan error
 	detach   context.CancelFunc
@@ -185,7 +186,7 @@ func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
 func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	req := a.req
 	a.stderr = &tailBuffer{keep: stderrKeep}
-	a.out = &cappedWriter{dst: req.Output, limit: req.Limits.Output, exceeded: func() {
+	a.out = &capped.Writer{Dst: req.Output, Limit: req.Limits.Output, Exceeded: func() {
 		go a.stop(KilledOutputLimit, outputLimitNote(req.Limits.Output))
 	}}
 	// The stream outlives Arm's own deadline: it carries the whole run.
@@ -268,7 +269,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	obs.Phase(PhaseRun, res.Wall)
 	res.ContainerExitCode, res.ExitCode = code, code
 	dstErr := a.drain(start)
-	if _, over, _ := a.out.result(); over {
+	if _, over, _ := a.out.Result(); over {
 		// Output past the cap that came after the run ended (stdout
 		// delivered after the report): its stop was not needed, the
 		// verdict is the same.
@@ -468,9 +469,9 @@ func (a *Armed) drain(start time.Time) error {
 	case <-t.C:
 		a.r.log().Warn("attach stream still open after the container stopped", "id", a.id)
 	}
-	n, _, dstErr := a.out.result()
+	n, _, dstErr := a.out.Result()
 	a.res.OutputBytes = n
-	if first := a.out.firstByte(); !first.IsZero() {
+	if first := a.out.FirstByte(); !first.IsZero() {
 		a.res.FirstOutput = first.Sub(start)
 	}
 	return dstErr

@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 
+	"github.com/podjail/podjail/internal/capped"
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
 )
 
@@ -144,11 +145,11 @@ func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	capped := &cappedWriter{w: f, room: s.maxUpload}
-	err = copyStdin(stream, capped)
+	in := &capped.Writer{Dst: f, Limit: s.maxUpload, Refuse: true}
+	err = copyStdin(stream, in)
 	err = errors.Join(err, f.Close(), os.Chmod(f.Name(), 0o644))
 	switch {
-	case capped.over:
+	case in.Over():
 		_ = os.Remove(f.Name())
 		return "", invalid(fmt.Sprintf("exec: the input sent whole is over this service's %d bytes: stream it instead, or name it as a file to a service of your own user", s.maxUpload))
 	case err != nil:
@@ -156,23 +157,6 @@ func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
 		return "", fmt.Errorf("exec: receiving the input: %w", err)
 	}
 	return f.Name(), nil
-}
-
-// cappedWriter writes to w until room bytes were written; past that it
-// fails and says so in over.
-type cappedWriter struct {
-	w    io.Writer
-	room int64
-	over bool
-}
-
-func (c *cappedWriter) Write(p []byte) (int, error) {
-	if int64(len(p)) > c.room {
-		c.over = true
-		return 0, errors.New("over the upload limit")
-	}
-	c.room -= int64(len(p))
-	return c.w.Write(p)
 }
 
 // streamWriter sends stdout in pieces of up to execChunk bytes, or each

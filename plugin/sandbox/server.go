@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -14,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/podjail/podjail/internal/capped"
 	pb "github.com/podjail/podjail/plugin/sandbox/proto/podjail/v1"
 )
 
@@ -257,14 +259,15 @@ func (s *Server) Run(ctx context.Context, req *pb.RunRequest) (*pb.RunResponse, 
 		defer os.Remove(path)
 		x.InputPath = path
 	}
-	out := &capped{keep: MaxOutput}
+	var kept bytes.Buffer
+	out := &capped.Writer{Dst: &kept, Limit: MaxOutput}
 	x.Output = out
 	res, err := s.engine.Run(ctx, x)
 	if err != nil {
 		return nil, s.fail("run", err)
 	}
-	res.Output = out.buf
-	res.OutputTruncated = out.dropped || res.OutputBytes > int64(len(out.buf))
+	res.Output = kept.Bytes()
+	res.OutputTruncated = out.Over() || res.OutputBytes > int64(kept.Len())
 	return runResultPB(res), nil
 }
 
@@ -379,25 +382,6 @@ func (s *Server) writeInput(data []byte) (string, error) {
 		return "", err
 	}
 	return f.Name(), nil
-}
-
-// capped keeps the first keep bytes written and drops the rest, never
-// failing a write.
-type capped struct {
-	keep    int
-	buf     []byte
-	dropped bool
-}
-
-func (c *capped) Write(p []byte) (int, error) {
-	room := c.keep - len(c.buf)
-	if room < len(p) {
-		c.dropped = true
-	}
-	if room > 0 {
-		c.buf = append(c.buf, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
 }
 
 func randomHex(n int) string {
