@@ -2,6 +2,8 @@ package runner
 
 import (
 	"fmt"
+
+	"github.com/podjail/podjail/plugin/killed"
 )
 
 // KillReason says why podjail stopped a run; NotKilled: it did not (the
@@ -21,11 +23,11 @@ const (
 
 var killText = [...]string{
 	NotKilled:         "",
-	KilledOutputLimit: "output limit exceeded",
-	KilledWallLimit:   "wall time limit exceeded",
-	KilledCPULimit:    "processor time limit exceeded",
-	KilledIdle:        "no progress",
-	KilledByCaller:    "stopped by the caller",
+	KilledOutputLimit: killed.OutputLimit,
+	KilledWallLimit:   killed.WallLimit,
+	KilledCPULimit:    killed.CPULimit,
+	KilledIdle:        killed.Idle,
+	KilledByCaller:    killed.ByCaller,
 }
 
 func (k KillReason) String() string {

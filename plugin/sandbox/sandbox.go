@@ -5,6 +5,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/podjail/podjail/plugin/killed"
 	"github.com/podjail/podjail/plugin/verdict"
 )
 
@@ -61,13 +62,13 @@ const (
 	CF  = verdict.CF  // checker (or interactor) failed or hit a limit
 )
 
-// Reasons a run was stopped (RunResult.Killed); the texts are plugin's
-// Killed* reasons.
+// Reasons a run was stopped (RunResult.Killed); the texts are package
+// killed's, which the mechanism's KillReason writes.
 const (
-	KilledOutputLimit = "output limit exceeded"
-	KilledWallLimit   = "wall time limit exceeded"
-	KilledTimeLimit   = "processor time limit exceeded"
-	KilledIdle        = "no progress"
+	KilledOutputLimit = killed.OutputLimit
+	KilledWallLimit   = killed.WallLimit
+	KilledTimeLimit   = killed.CPULimit
+	KilledIdle        = killed.Idle
 )
 
 // Capabilities describes a plugin and its host.
