@@ -2,9 +2,9 @@ package plugin
 
 // The run mechanism lives in plugin/runner (how to run: the request, the
 // armed runs, the warm pool, the result with its typed status); this
-// package is the judging layer on top of it. The mechanism's names are
-// aliased here so that plugin's callers (cmd/podjail, the service) keep
-// one import.
+// package is the judging layer on top of it. Callers (cmd/podjail, the
+// service) import plugin/runner for the mechanism's names; the ones
+// aliased below are those this package's own code still names unqualified.
 
 import (
 	"context"
@@ -19,17 +19,14 @@ import (
 type (
 	RunRequest   = runner.RunRequest
 	RunResult    = runner.RunResult
-	Copy         = runner.Copy
 	Limits       = runner.Limits
 	Wait         = runner.Wait
 	Deadlines    = runner.Deadlines
 	KillReason   = runner.KillReason
-	Status       = runner.Status
 	Measure      = runner.Measure
 	ShimError    = runner.ShimError
 	RequestError = runner.RequestError
 	Armed        = runner.Armed
-	Warm         = runner.Warm
 	Instance     = runner.Instance
 )
 
@@ -55,20 +52,6 @@ const (
 	StatusNeverStarted = runner.StatusNeverStarted
 )
 
-// The defaults of a request's zero limits, and the rest of the
-// mechanism's constants.
-const (
-	DefaultOutputLimit = runner.DefaultOutputLimit
-	DefaultMemory      = runner.DefaultMemory
-	DefaultPids        = runner.DefaultPids
-	DefaultCPUs        = runner.DefaultCPUs
-	DefaultWarmShapes  = runner.DefaultWarmShapes
-	CgroupSlack        = runner.CgroupSlack
-	LabelInstance      = runner.LabelInstance
-	LabelHost          = runner.LabelHost
-	LabelRole          = runner.LabelRole
-)
-
 // DeadlinesFor is runner.DeadlinesFor: the three deadlines from L.
 func DeadlinesFor(l time.Duration) Deadlines { return runner.DeadlinesFor(l) }
 
@@ -92,12 +75,12 @@ type Runner struct {
 	// tests run one at a time.
 	Cores []int
 
-	builds *Warm // NewWarm's, which builds are then armed ahead by; nil: none
+	builds *runner.Warm // NewWarm's, which builds are then armed ahead by; nil: none
 }
 
 // NewWarm keeps armed runs of r (runner.NewWarm); r's builds (Build,
 // BuildFiles, Judge's) and RunFiles take its armed runs from then on.
-func NewWarm(r *Runner, dir string, shapes int) *Warm {
+func NewWarm(r *Runner, dir string, shapes int) *runner.Warm {
 	w := runner.NewWarm(&r.Runner, dir, shapes)
 	r.builds = w
 	return w

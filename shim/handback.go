@@ -15,7 +15,7 @@ import (
 // cgroup is empty, so nothing moves under it; links are changed, never
 // followed. A directory is taken before it is read, so one the program
 // kept to itself (0700) can be; what cannot be (a directory of mode 0000)
-// is left for the runner's own hand-back (plugin.HandBack), hence no error.
+// is left for the runner's own hand-back (runner.HandBack), hence no error.
 func handBack(dirs []string) {
 	for _, d := range dirs {
 		_ = filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
@@ -25,7 +26,7 @@ var benchBuildSource = map[string][]byte{
 // artefacts back on the call: omegajail's compile), each after pause (the
 // service arms the next build meanwhile). It fills rep's build figures.
 // Every build must succeed.
-func benchBuilds(ctx context.Context, rep *benchReport, runner *plugin.Runner, id, service string, n int, pause time.Duration) error {
+func benchBuilds(ctx context.Context, rep *benchReport, pr *plugin.Runner, id, service string, n int, pause time.Duration) error {
 	l, err := lang.Default().Lookup(id)
 	if err != nil {
 		return err
@@ -38,7 +39,7 @@ func benchBuilds(ctx context.Context, rep *benchReport, runner *plugin.Runner, i
 		return fmt.Errorf("--build-lang %s: bench builds C or C++ (a language with a compile step and a trivial program here)", id)
 	}
 	files := map[string][]byte{l.Source: src}
-	build := func(run func(context.Context, plugin.RunRequest, plugin.Files) (plugin.RunResult, error), where string) func() error {
+	build := func(run func(context.Context, runner.RunRequest, plugin.Files) (runner.RunResult, error), where string) func() error {
 		return func() error {
 			res, err := plugin.BuildWith(ctx, run, l, files, "")
 			if res.Dir != "" {
@@ -51,7 +52,7 @@ func benchBuilds(ctx context.Context, rep *benchReport, runner *plugin.Runner, i
 		}
 	}
 	rep.BuildLang = id
-	if rep.BuildInProcess, err = medianOf(n, 0, build(runner.RunFiles, "in process")); err != nil || service == "" {
+	if rep.BuildInProcess, err = medianOf(n, 0, build(pr.RunFiles, "in process")); err != nil || service == "" {
 		return err
 	}
 	c, closeFn, err := sandbox.Dial(ctx, service)
@@ -72,7 +73,7 @@ func benchBuilds(ctx context.Context, rep *benchReport, runner *plugin.Runner, i
 	if err != nil {
 		return err
 	}
-	front := func(ctx context.Context, req plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
+	front := func(ctx context.Context, req runner.RunRequest, f plugin.Files) (runner.RunResult, error) {
 		res, err := runThroughService(ctx, c, req, f)
 		return res.RunResult, err
 	}

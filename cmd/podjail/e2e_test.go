@@ -24,6 +24,7 @@ import (
 	cgmanager "github.com/podjail/podjail/cgroupdrv/manager"
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -84,7 +85,7 @@ func runArgvJSON(t *testing.T, env hosttest.Env, flags []string, argv ...string)
 // test program and no cgroup of the container is left on the host.
 func assertNothingLeft(t *testing.T, env hosttest.Env, containerID string) {
 	t.Helper()
-	list, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+	list, err := env.Client.ListByLabel(context.Background(), runner.LabelInstance)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +257,7 @@ func TestRunWithoutInputHasEmptyStdin(t *testing.T) {
 func TestRunReportsExitCode(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, _ := runJSON(t, env, nil, "exit", "3")
-	if res.ExitCode != 3 || res.Signal != "" || res.Killed != plugin.NotKilled {
+	if res.ExitCode != 3 || res.Signal != "" || res.Killed != runner.NotKilled {
 		t.Fatalf("got exit %d signal %q killed %q, want exit 3 only", res.ExitCode, res.Signal, res.Killed)
 	}
 }
@@ -268,8 +269,8 @@ func TestRunStopsOutputFloodAtCap(t *testing.T) {
 	res, out := runJSON(t, env, []string{"--output-limit", strconv.Itoa(limit)}, "flood", strconv.Itoa(1<<30))
 	elapsed := time.Since(start)
 	t.Logf("flood stopped after %d bytes in %v", res.OutputBytes, elapsed)
-	if res.Killed != plugin.KilledOutputLimit {
-		t.Fatalf("killed = %q, want %q (report %+v)", res.Killed, plugin.KilledOutputLimit, res)
+	if res.Killed != runner.KilledOutputLimit {
+		t.Fatalf("killed = %q, want %q (report %+v)", res.Killed, runner.KilledOutputLimit, res)
 	}
 	if len(out) != limit {
 		t.Errorf("kept %d bytes of output, want exactly the cap %d", len(out), limit)
@@ -352,7 +353,7 @@ func TestRunBadInputCreatesNothing(t *testing.T) {
 
 func TestRunSweepsContainersOfDeadInstances(t *testing.T) {
 	env := hosttest.Podman(t)
-	self, err := plugin.Self()
+	self, err := runner.Self()
 	if err != nil {
 		t.Fatal(err)
 	}

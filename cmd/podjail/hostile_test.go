@@ -20,6 +20,7 @@ import (
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -244,8 +245,8 @@ func TestHostileOutputFlood(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, out := runHostile(t, env, hostileFlags(), hostile("flood"))
 	wantVerdict(t, res, plugin.OLE, "bytes of output")
-	if res.Killed != plugin.KilledOutputLimit || len(out) != 1<<20 {
-		t.Errorf("killed %q, %d bytes kept; want %q and exactly 1 MiB", res.Killed, len(out), plugin.KilledOutputLimit)
+	if res.Killed != runner.KilledOutputLimit || len(out) != 1<<20 {
+		t.Errorf("killed %q, %d bytes kept; want %q and exactly 1 MiB", res.Killed, len(out), runner.KilledOutputLimit)
 	}
 }
 
@@ -266,8 +267,8 @@ func TestHostileSleepForever(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, _ := runHostile(t, env, hostileFlags("--time-limit", "0.2s"), hostile("sleep"))
 	wantVerdict(t, res, plugin.TLE, "no progress")
-	if res.Killed != plugin.KilledIdle {
-		t.Errorf("killed %q, want %q", res.Killed, plugin.KilledIdle)
+	if res.Killed != runner.KilledIdle {
+		t.Errorf("killed %q, want %q", res.Killed, runner.KilledIdle)
 	}
 }
 
@@ -278,8 +279,8 @@ func TestHostileTick(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, _ := runHostile(t, env, hostileFlags("--time-limit", "0.2s"), hostile("tick"))
 	wantVerdict(t, res, plugin.TLE, "absolute cap")
-	if res.Killed != plugin.KilledWallLimit || !strings.Contains(res.KilledNote, "11s of elapsed time") {
-		t.Errorf("killed %q (%s), want %q after 11s", res.Killed, res.KilledNote, plugin.KilledWallLimit)
+	if res.Killed != runner.KilledWallLimit || !strings.Contains(res.KilledNote, "11s of elapsed time") {
+		t.Errorf("killed %q (%s), want %q after 11s", res.Killed, res.KilledNote, runner.KilledWallLimit)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/isolate"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 	"github.com/podjail/podjail/shim"
 )
@@ -271,7 +272,7 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 		// bare name is a file of the working directory.
 		prog[0] = path.Join(cwd, prog[0])
 	}
-	run := plugin.RunRequest{
+	run := runner.RunRequest{
 		Image:   image,
 		Command: prog,
 		Binds:   fsys.mounts,
@@ -354,10 +355,10 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 			writable = append(writable, m.Source)
 		}
 	}
-	if herr := plugin.HandBack(context.WithoutCancel(ctx), writable); herr != nil {
+	if herr := runner.HandBack(context.WithoutCancel(ctx), writable); herr != nil {
 		log.Warn("could not give the sandbox's files back", "error", herr)
 	}
-	var shimErr *plugin.ShimError
+	var shimErr *runner.ShimError
 	if errors.As(err, &shimErr) && shimErr.Step == string(shim.StepStart) {
 		log.Debug("the program could not be executed", "error", err)
 		return isolate.NotExecutable(isolate.Stats{CG: cmd.CG}), nil
@@ -378,7 +379,7 @@ func isolateMeta(cmd isolate.Command, res plugin.JudgedRun) isolate.Meta {
 		CgMemKiB: max(m.Peak, 0) >> 10, CgOOMKilled: m.MemoryExceeded}
 	switch {
 	case res.Verdict == plugin.TLE:
-		return isolate.TimedOut(s, res.Killed == plugin.KilledWallLimit, res.Killed != plugin.NotKilled)
+		return isolate.TimedOut(s, res.Killed == runner.KilledWallLimit, res.Killed != runner.NotKilled)
 	case res.Signal != "":
 		return isolate.Signaled(s, int(unix.SignalNum(res.Signal)))
 	}
@@ -405,7 +406,7 @@ func handBackBox(ctx context.Context, root string, id int, log hclog.Logger) {
 	if _, err := os.Lstat(dir); err != nil {
 		return
 	}
-	if err := plugin.HandBack(ctx, []string{dir}); err != nil {
+	if err := runner.HandBack(ctx, []string{dir}); err != nil {
 		log.Warn("could not take the box back before removing it", "box", dir, "error", err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // omegajailCommand does what omegaUp's Runner asks of omegajail (see
@@ -85,7 +86,7 @@ func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Languag
 		return omegajail.Meta{}, err
 	}
 	l = plugin.OmegajailBuildLanguage(req, l)
-	build := func(ctx context.Context, run plugin.RunRequest, f plugin.Files) (plugin.RunResult, error) {
+	build := func(ctx context.Context, run runner.RunRequest, f plugin.Files) (runner.RunResult, error) {
 		res, err := frontRun(ctx, run, f, log)
 		return res.RunResult, err
 	}
@@ -208,8 +209,8 @@ func omegajailRun(ctx context.Context, req omegajail.Request, l lang.Language, a
 // HOME=/home: omegaUp's validators open data.in, data.out and meta.in
 // relative to it. The languages' commands find the artefacts at
 // lang.ArtefactDir, the same directory mounted there too.
-func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string, argv []string) plugin.RunRequest {
-	run := plugin.RunRequest{
+func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string, argv []string) runner.RunRequest {
+	run := runner.RunRequest{
 		Image:   l.RunImage,
 		Command: slices.Clone(argv),
 		Binds: []bindings.Bind{

@@ -16,6 +16,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/shim"
 )
 
@@ -28,7 +29,7 @@ func TestOmegajailMetaNamesTheSyscall(t *testing.T) {
 		{"getpid", "signal:SIGSYS\nsyscall:getpid\n"},
 		{"", "signal:SIGSYS\n"},
 	} {
-		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: plugin.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, 64<<20)
+		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: runner.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, 64<<20)
 		var b bytes.Buffer
 		if err := omegajail.WriteMeta(&b, m); err != nil {
 			t.Fatal(err)

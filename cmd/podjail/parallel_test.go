@@ -16,6 +16,7 @@ import (
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // hostileJudged are the attacks judged as tests of one problem, with the
@@ -157,7 +158,7 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 		}
 		_ = cmd.Wait()
 		t.Logf("killed:\n%s", log())
-		left, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+		left, err := env.Client.ListByLabel(context.Background(), runner.LabelInstance)
 		if err != nil {
 			t.Fatal(err)
 		}

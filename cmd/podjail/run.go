@@ -16,6 +16,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
@@ -28,14 +29,14 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		fs.PrintDefaults()
 	}
 	url := urlFlag(fs)
-	var req plugin.RunRequest
-	var outputLimit, memory byteSize = plugin.DefaultOutputLimit, plugin.DefaultMemory
+	var req runner.RunRequest
+	var outputLimit, memory byteSize = runner.DefaultOutputLimit, runner.DefaultMemory
 	fs.StringVar(&req.Image, "image", "", "container `image` holding the program (required)")
 	fs.StringVar(&req.InputFile, "input", "", "`file` given to the program as stdin (default: empty stdin)")
 	fs.Var(&outputLimit, "output-limit", "stdout cap in `bytes` (K, M, G suffixes); past it the run is killed")
 	fs.Var(&memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
-	fs.Int64Var(&req.Limits.Pids, "pids", plugin.DefaultPids, "maximum number of tasks")
-	fs.Float64Var(&req.Limits.CPUs, "cpus", plugin.DefaultCPUs, "CPU quota in cores")
+	fs.Int64Var(&req.Limits.Pids, "pids", runner.DefaultPids, "maximum number of tasks")
+	fs.Float64Var(&req.Limits.CPUs, "cpus", runner.DefaultCPUs, "CPU quota in cores")
 	fs.DurationVar(&req.Wait.Wall, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
 	fs.DurationVar(&req.Limits.Time, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
 	outFile := fs.String("output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
@@ -112,7 +113,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 
 // runOnce runs req, with files, in this process, and judges it
 // (plugin.JudgeRun) when it ran.
-func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.JudgedRun, error) {
+func runOnce(ctx context.Context, url, shimPath string, req runner.RunRequest, files plugin.Files, log hclog.Logger) (plugin.JudgedRun, error) {
 	r, err := newRunner(ctx, url, shimPath, log)
 	if err != nil {
 		return plugin.JudgedRun{}, err
@@ -131,7 +132,7 @@ func runOnce(ctx context.Context, url, shimPath string, req plugin.RunRequest, f
 func runService(ctx context.Context, service, shimFlag string, log hclog.Logger) (*sandbox.Client, func() error, error) {
 	if shimFlag == "none" {
 		if service != "" && service != "none" {
-			return nil, nil, &plugin.RequestError{Field: "--shim none", Err: errors.New("runs only in this process, a service always uses its shim: drop --service (or pass --service none)")}
+			return nil, nil, &runner.RequestError{Field: "--shim none", Err: errors.New("runs only in this process, a service always uses its shim: drop --service (or pass --service none)")}
 		}
 		return nil, nil, nil
 	}
@@ -140,14 +141,14 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 
 // runThroughService runs req, with files, through a podjail service: the
 // same run as in process, the report the service's. A failure of the shim
-// is the same *plugin.ShimError as in process. The verdict is the
+// is the same *runner.ShimError as in process. The verdict is the
 // service's, in its report.
-func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunRequest, files plugin.Files) (plugin.JudgedRun, error) {
+func runThroughService(ctx context.Context, svc *sandbox.Client, req runner.RunRequest, files plugin.Files) (plugin.JudgedRun, error) {
 	// The service resolves paths in its own working directory, not ours;
 	// it fills in the defaults of the limits itself.
 	checked := req
 	if err := checked.Check(); err != nil {
-		return plugin.JudgedRun{RunResult: plugin.RunResult{Image: req.Image}}, err
+		return plugin.JudgedRun{RunResult: runner.RunResult{Image: req.Image}}, err
 	}
 	req.InputFile, req.StderrFile = checked.InputFile, checked.StderrFile
 	x, err := engine.ExecRequestOf(req)
@@ -159,7 +160,7 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 		// see our file, nor be allowed to write it.
 		f, err := os.OpenFile(x.StderrPath, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
 		if err != nil {
-			return plugin.JudgedRun{}, &plugin.RequestError{Field: "stderr", Err: err}
+			return plugin.JudgedRun{}, &runner.RequestError{Field: "stderr", Err: err}
 		}
 		defer f.Close()
 		x.StderrPath, x.Stderr = "", f
@@ -182,7 +183,7 @@ func runThroughService(ctx context.Context, svc *sandbox.Client, req plugin.RunR
 		return res, err
 	}
 	if rep := res.Report; rep != nil && rep.Error != "" {
-		return res, &plugin.ShimError{Step: string(rep.Step), Err: rep.Error}
+		return res, &runner.ShimError{Step: string(rep.Step), Err: rep.Error}
 	}
 	return res, nil
 }
@@ -223,7 +224,7 @@ func execUploading(ctx context.Context, svc *sandbox.Client, x sandbox.ExecReque
 // $PODJAIL_SERVICE names or that answers on the default socket, else, or
 // when that service may not or cannot use this caller's paths (it runs as
 // another user, or in a container without them), in this process.
-func frontRun(ctx context.Context, req plugin.RunRequest, files plugin.Files, log hclog.Logger) (plugin.JudgedRun, error) {
+func frontRun(ctx context.Context, req runner.RunRequest, files plugin.Files, log hclog.Logger) (plugin.JudgedRun, error) {
 	svc, closeSvc, err := dialService(ctx, "", log)
 	if err != nil {
 		return plugin.JudgedRun{}, err
@@ -257,14 +258,14 @@ func findShim(flagValue string) (string, error) { return plugin.FindShim(flagVal
 // isBadInput tells the caller's mistakes (exit 2) from failures of podjail
 // or the host (exit 1).
 func isBadInput(err error) bool {
-	var reqErr *plugin.RequestError
+	var reqErr *runner.RequestError
 	var imgErr *bindings.ImageMissingError
 	return errors.As(err, &reqErr) || errors.As(err, &imgErr) || errors.Is(err, sandbox.ErrInvalidArgument)
 }
 
 func printRunReport(w io.Writer, r plugin.JudgedRun, verbose bool) {
 	switch {
-	case r.Killed != plugin.NotKilled:
+	case r.Killed != runner.NotKilled:
 		fmt.Fprintf(w, "killed: %s\n", r.Killed)
 	case r.Signal != "":
 		fmt.Fprintf(w, "ended by signal %s (exit code %d)\n", r.Signal, r.ExitCode)

@@ -20,6 +20,7 @@ import (
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // The SELinux passes run these: make test-vm-selinux (security=selinux,
@@ -180,7 +181,7 @@ func TestSELinuxLevelsAdoptedAfterRestart(t *testing.T) {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
-	list, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+	list, err := env.Client.ListByLabel(context.Background(), runner.LabelInstance)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("want the holding run's container alone, got %v (%v)", list, err)
 	}

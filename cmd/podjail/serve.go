@@ -23,6 +23,7 @@ import (
 	"github.com/podjail/podjail/internal/metrics"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
@@ -41,7 +42,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
 	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
 	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
-	shapes := fs.Int("warm-shapes", plugin.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
+	shapes := fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
 		return exitUsage
@@ -287,18 +288,18 @@ func groupID(group string) (int, error) {
 // inputs, artefacts and armed runs' files, after removing those of
 // services that were killed.
 func workDir(ctx context.Context, parent string, log hclog.Logger) (string, error) {
-	self, err := plugin.Self()
+	self, err := runner.Self()
 	if err != nil {
 		return "", err
 	}
-	removed, err := plugin.SweepWorkDirs(ctx, parent, self)
+	removed, err := runner.SweepWorkDirs(ctx, parent, self)
 	if len(removed) > 0 {
 		log.Info("removed the directories of podjail services that are gone", "dirs", removed)
 	}
 	if err != nil {
 		log.Warn("could not remove every directory of podjail services that are gone", "error", err)
 	}
-	return plugin.WorkDir(parent, self)
+	return runner.WorkDir(parent, self)
 }
 
 // serviceListener is the socket systemd handed over (LISTEN_FDS), else a

@@ -12,6 +12,7 @@ import (
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // TestServeRunsLikeInProcess runs the same `podjail run` command lines in
@@ -42,7 +43,7 @@ func TestServeRunsLikeInProcess(t *testing.T) {
 			}
 		}},
 		{"exit 3", nil, []string{testProgram, "exit", "3"}, func(t *testing.T, r plugin.JudgedRun, _ []byte) {
-			if r.ExitCode != 3 || r.Signal != "" || r.Killed != plugin.NotKilled {
+			if r.ExitCode != 3 || r.Signal != "" || r.Killed != runner.NotKilled {
 				t.Errorf("exit %d signal %q killed %q, want exit 3", r.ExitCode, r.Signal, r.Killed)
 			}
 		}},
@@ -52,7 +53,7 @@ func TestServeRunsLikeInProcess(t *testing.T) {
 			}
 		}},
 		{"output", []string{"--output-limit", strconv.Itoa(1 << 20)}, []string{testProgram, "flood", strconv.Itoa(1 << 30)}, func(t *testing.T, r plugin.JudgedRun, out []byte) {
-			if r.Killed != plugin.KilledOutputLimit || len(out) > 1<<20 {
+			if r.Killed != runner.KilledOutputLimit || len(out) > 1<<20 {
 				t.Errorf("killed %q with %d bytes kept; want the output limit, at most 1 MiB kept", r.Killed, len(out))
 			}
 		}},

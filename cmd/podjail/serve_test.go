@@ -18,6 +18,7 @@ import (
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
@@ -345,7 +346,7 @@ func servicePID(t *testing.T, sock string) int {
 func settledFigures(t *testing.T, env hosttest.Env, pid int) procFigures {
 	t.Helper()
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
-		list, err := env.Client.ListByLabel(context.Background(), plugin.LabelInstance)
+		list, err := env.Client.ListByLabel(context.Background(), runner.LabelInstance)
 		if err != nil {
 			t.Fatal(err)
 		}

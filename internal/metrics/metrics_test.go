@@ -12,6 +12,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 func newMetrics(t *testing.T, src Sources) (*Metrics, *prometheus.Registry) {
@@ -72,14 +73,14 @@ func TestMetricsCountWhatTheRunnerTells(t *testing.T) {
 	m.Judged(plugin.JudgeResult{Verdict: plugin.IE, Cause: plugin.CauseInterrupted, Tests: []plugin.TestResult{
 		test(plugin.IE, plugin.CauseInterrupted, time.Second)}}, nil)
 	m.Judged(plugin.JudgeResult{Verdict: plugin.CE}, nil)
-	m.Judged(plugin.JudgeResult{}, &plugin.RequestError{Field: "judge", Err: errors.New("no source")})
+	m.Judged(plugin.JudgeResult{}, &runner.RequestError{Field: "judge", Err: errors.New("no source")})
 	m.Judged(plugin.JudgeResult{}, &bindings.UnreachableError{Socket: "unix:///x", Err: errors.New("refused")})
 
 	m.Built(plugin.BuildResult{OK: true}, nil)
 	m.Built(plugin.BuildResult{OK: true}, nil)
 	m.Built(plugin.BuildResult{}, nil)
 	m.Built(plugin.BuildResult{}, fmt.Errorf("build: %w", bindings.ErrPodman))
-	m.Built(plugin.BuildResult{}, &plugin.RequestError{Field: "files", Err: errors.New("bad name")})
+	m.Built(plugin.BuildResult{}, &runner.RequestError{Field: "files", Err: errors.New("bad name")})
 
 	for range 3 {
 		for _, p := range plugin.Phases {

@@ -61,7 +61,7 @@ func LanguageID(omegaName string) (string, error) {
 }
 
 // runTasks is, per omegaUp language, the rule for the new tasks a run may
-// make (plugin.RunRequest.Tasks), from the seccomp policy omegajail runs
+// make (runner.RunRequest.Tasks), from the seccomp policy omegajail runs
 // the language under (src/jail/options.rs picks it, policies/NAME.policy
 // holds it; an unlisted system call kills the program, its .meta then
 // "signal:SIGSYS" and "syscall:NAME"):

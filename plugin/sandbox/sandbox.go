@@ -297,7 +297,7 @@ type ExecRequest struct {
 	// Tasks is the rule for the new tasks the program may make:
 	// "threads" (fork, vfork and clone without CLONE_THREAD kill it with
 	// SIGSYS, judged RFE) or "none" (no thread either); see
-	// plugin.RunRequest.Tasks. Zero value: any.
+	// runner.RunRequest.Tasks. Zero value: any.
 	Tasks string
 }
 

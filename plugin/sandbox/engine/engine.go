@@ -27,6 +27,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
@@ -55,11 +56,11 @@ type Options struct {
 	// MemoryCeiling is the Runner's (plugin.Setup). Zero value: none.
 	MemoryCeiling int64
 	// Warm keeps a run armed ahead for each shape of Run and Exec that
-	// comes again (plugin.Warm), for a long-lived service. Zero value:
+	// comes again (runner.Warm), for a long-lived service. Zero value:
 	// every run is armed when it is asked for.
 	Warm bool
 	// WarmShapes is how many shapes Warm keeps armed at once. Zero value:
-	// plugin.DefaultWarmShapes.
+	// runner.DefaultWarmShapes.
 	WarmShapes int
 	// Observer is told what the Runner does (plugin.Observer), for
 	// metrics. Zero value: nobody is told.
@@ -69,7 +70,7 @@ type Options struct {
 // Engine serves sandbox calls with a plugin.Runner.
 type Engine struct {
 	runner *plugin.Runner
-	warm   *plugin.Warm // nil: none
+	warm   *runner.Warm // nil: none
 	langs  *lang.Table
 	tmpDir string
 }
@@ -102,7 +103,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 
 // run is one run of Run: warm when the engine keeps runs armed (Exec's
 // go through the Runner's RunFiles, warm then too).
-func (e *Engine) run(ctx context.Context, req plugin.RunRequest, l plugin.Bounds) (plugin.RunResult, error) {
+func (e *Engine) run(ctx context.Context, req runner.RunRequest, l plugin.Bounds) (runner.RunResult, error) {
 	l.Set(&req)
 	if e.warm != nil {
 		return e.warm.Run(ctx, req)
@@ -160,7 +161,7 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 	if err != nil {
 		return sandbox.RunResult{}, err
 	}
-	res, err := e.run(ctx, plugin.RunRequest{
+	res, err := e.run(ctx, runner.RunRequest{
 		Image:   l.RunImage,
 		Command: l.Run,
 		Env:     l.Env,
@@ -198,7 +199,7 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	}
 	res, err := e.runner.RunFiles(ctx, run, files)
 	var missing *bindings.ImageMissingError
-	var shimErr *plugin.ShimError
+	var shimErr *runner.ShimError
 	switch {
 	case errors.As(err, &missing):
 		// The image is the request's own choice, not the host's setup.
@@ -269,8 +270,8 @@ func visible(x sandbox.ExecRequest) error {
 // RunRequestOf is the run x asks for, stdout going to stdout (nil:
 // discarded).
 // ExecRequestOf is its inverse: a field added to one is added to both.
-func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
-	run := plugin.RunRequest{
+func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) runner.RunRequest {
+	run := runner.RunRequest{
 		Image:          x.Image,
 		Command:        x.Command,
 		InputFile:      x.InputPath,
@@ -284,8 +285,8 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 		Writable:       x.Writable,
 		Tasks:          x.Tasks,
 	}
-	plugin.Bounds{Deadlines: plugin.Deadlines{CPU: x.CPULimit, Wall: x.Limits.Wall},
-		Limits: plugin.Limits{Time: x.Limits.Time, Output: x.Limits.Output, Memory: x.Limits.Memory, Pids: x.Pids, CPUs: x.CPUs,
+	plugin.Bounds{Deadlines: runner.Deadlines{CPU: x.CPULimit, Wall: x.Limits.Wall},
+		Limits: runner.Limits{Time: x.Limits.Time, Output: x.Limits.Output, Memory: x.Limits.Memory, Pids: x.Pids, CPUs: x.CPUs,
 			FileSize: x.FileSize, Stack: x.Stack}}.WithDefaults().Set(&run)
 	for _, b := range x.Binds {
 		run.Binds = append(run.Binds, bindings.Bind{Source: b.Source, Destination: b.Destination, Writable: b.Writable})
@@ -299,11 +300,11 @@ func RunRequestOf(x sandbox.ExecRequest, stdout io.Writer) plugin.RunRequest {
 // comes. What only a Runner in this process does (files copied in or out
 // as Copy, a Stop channel, pinned cores, an idle limit of its own) cannot
 // cross: a request with it is refused.
-func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
+func ExecRequestOf(run runner.RunRequest) (sandbox.ExecRequest, error) {
 	// The idle limit does not cross: the service sets it from the time
 	// limit, as Check did for a request that went through it.
 	l, w := run.Limits, run.Wait
-	ownIdle := w.Idle != 0 && (l.Time == 0 || w.Idle != plugin.DeadlinesFor(l.Time).Idle)
+	ownIdle := w.Idle != 0 && (l.Time == 0 || w.Idle != runner.DeadlinesFor(l.Time).Idle)
 	if len(run.Copy.In) > 0 || len(run.Copy.Out) > 0 || run.Copy.Unpack || w.Stop != nil || l.CPUSet != "" || ownIdle {
 		return sandbox.ExecRequest{}, errors.New("this run needs the runner in this process (its own hooks, a stop channel, pinned cores or an idle limit; files go in and out as plugin.Files)")
 	}
@@ -338,7 +339,7 @@ func ExecRequestOf(run plugin.RunRequest) (sandbox.ExecRequest, error) {
 }
 
 // RunResult converts a Runner's result (all but Output).
-func RunResult(r plugin.RunResult) sandbox.RunResult {
+func RunResult(r runner.RunResult) sandbox.RunResult {
 	m := r.Measure
 	return sandbox.RunResult{
 		ExitCode:       r.ExitCode,
@@ -419,7 +420,7 @@ func build(b plugin.BuildResult) sandbox.Build {
 func Classify(err error) error {
 	var unreachable *bindings.UnreachableError
 	var missing *bindings.ImageMissingError
-	var bad *plugin.RequestError
+	var bad *runner.RequestError
 	var op *net.OpError
 	switch {
 	case err == nil:
@@ -552,7 +553,7 @@ func (l *Lazy) Judge(ctx context.Context, req sandbox.JudgeRequest, progress fun
 func (l *Lazy) made() *Engine { return l.ready.Load() }
 
 // ArmedReady is how many runs are armed ahead and wait for their caller
-// (plugin.Warm.Ready); 0 before the engine is made or without Warm.
+// (runner.Warm.Ready); 0 before the engine is made or without Warm.
 func (l *Lazy) ArmedReady() int {
 	if e := l.made(); e != nil && e.warm != nil {
 		return e.warm.Ready()

@@ -83,8 +83,8 @@ func TestEngineRun(t *testing.T) {
 		}{
 			{"exits", runnertest.Program{Stdout: []byte("42\n"), Exit: 3, CPU: 30 * time.Millisecond}, sandbox.Limits{Time: time.Second}, 3, "", "", "42\n"},
 			{"signalled", runnertest.Program{Signal: "SIGSEGV", Exit: -1}, sandbox.Limits{}, 139, "SIGSEGV", "", ""},
-			{"over its processor time", runnertest.Program{CPU: 3 * time.Second, Hang: true}, sandbox.Limits{Time: 100 * time.Millisecond}, 137, "SIGKILL", plugin.KilledCPULimit.String(), ""},
-			{"over its output", runnertest.Program{Stdout: make([]byte, 4096), Hang: true}, sandbox.Limits{Output: 1000}, 137, "SIGKILL", plugin.KilledOutputLimit.String(), string(make([]byte, 1000))},
+			{"over its processor time", runnertest.Program{CPU: 3 * time.Second, Hang: true}, sandbox.Limits{Time: 100 * time.Millisecond}, 137, "SIGKILL", runner.KilledCPULimit.String(), ""},
+			{"over its output", runnertest.Program{Stdout: make([]byte, 4096), Hang: true}, sandbox.Limits{Output: 1000}, 137, "SIGKILL", runner.KilledOutputLimit.String(), string(make([]byte, 1000))},
 		}
 		for _, c := range cases {
 			e, rt, cg := fakeEngine(t, one(c.prog), warm)

@@ -20,6 +20,7 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
@@ -35,8 +36,8 @@ var errorKinds = []struct {
 	{"image missing", fmt.Errorf("build: %w", &bindings.ImageMissingError{Image: "localhost/podjail-gcc:latest"}), sandbox.ErrFailedPrecondition},
 	{"podman too old", fmt.Errorf("%w: API 4.9", bindings.ErrTooOld), sandbox.ErrFailedPrecondition},
 	{"cgroup manager", fmt.Errorf("%w: rootless cgroupfs", cgroupdrv.ErrUnsupported), sandbox.ErrFailedPrecondition},
-	{"bad request", &plugin.RequestError{Field: "input", Err: errors.New("no such file")}, sandbox.ErrInvalidArgument},
-	{"shim failure", &plugin.ShimError{Step: "exec", Err: "permission denied"}, sandbox.ErrInternal},
+	{"bad request", &runner.RequestError{Field: "input", Err: errors.New("no such file")}, sandbox.ErrInvalidArgument},
+	{"shim failure", &runner.ShimError{Step: "exec", Err: "permission denied"}, sandbox.ErrInternal},
 	{"other", errors.New("read the run's parent cgroup: EIO"), sandbox.ErrInternal},
 }
 
@@ -115,9 +116,9 @@ func TestRealErrorsRoundTrip(t *testing.T) {
 }
 
 func TestConversions(t *testing.T) {
-	run := plugin.RunResult{
-		ExitCode: 137, Signal: "SIGKILL", Killed: plugin.KilledCPULimit, KilledNote: "3 s", OutputBytes: 12, Wall: 4 * time.Second,
-		Measure: plugin.Measure{Time: 3 * time.Second, TimeFrom: "shim", Peak: 5 << 20, PeakFrom: "shim peak", MemoryExceeded: true, MemoryFrom: "events"},
+	run := runner.RunResult{
+		ExitCode: 137, Signal: "SIGKILL", Killed: runner.KilledCPULimit, KilledNote: "3 s", OutputBytes: 12, Wall: 4 * time.Second,
+		Measure: runner.Measure{Time: 3 * time.Second, TimeFrom: "shim", Peak: 5 << 20, PeakFrom: "shim peak", MemoryExceeded: true, MemoryFrom: "events"},
 	}
 	got := RunResult(run)
 	want := sandbox.RunResult{
@@ -129,11 +130,11 @@ func TestConversions(t *testing.T) {
 	}
 	// The Killed texts and verdicts are the Runner's.
 	for _, k := range []struct {
-		p plugin.KillReason
+		p runner.KillReason
 		s string
 	}{
-		{plugin.KilledOutputLimit, sandbox.KilledOutputLimit}, {plugin.KilledWallLimit, sandbox.KilledWallLimit},
-		{plugin.KilledCPULimit, sandbox.KilledTimeLimit}, {plugin.KilledIdle, sandbox.KilledIdle},
+		{runner.KilledOutputLimit, sandbox.KilledOutputLimit}, {runner.KilledWallLimit, sandbox.KilledWallLimit},
+		{runner.KilledCPULimit, sandbox.KilledTimeLimit}, {runner.KilledIdle, sandbox.KilledIdle},
 	} {
 		if k.p.String() != k.s {
 			t.Errorf("kill reason %q is %q in sandbox", k.p, k.s)
@@ -210,9 +211,9 @@ func TestExecRequestRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer file.Close()
-	run := plugin.RunRequest{Image: "localhost/x", Command: []string{"/bin/sh", "run"}, StdinStream: file,
+	run := runner.RunRequest{Image: "localhost/x", Command: []string{"/bin/sh", "run"}, StdinStream: file,
 		StderrFile: "/tmp/err", Env: []string{"HOME=/tmp"}, MemoryExitCode: 3, WorkDir: "/box", Writable: true, Tasks: "threads",
-		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}, Limits: plugin.Limits{Output: 1 << 20, Memory: 64 << 20, Pids: 60, CPUs: 1, Time: time.Second, FileSize: 1 << 20, Stack: 8 << 20}, Wait: plugin.Wait{Deadlines: plugin.Deadlines{Wall: 10 * time.Second, CPU: 2 * time.Second}}}
+		Binds: []bindings.Bind{{Source: "/var/box", Destination: "/box", Writable: true}, {Source: "/etc", Destination: "/etc"}}, Limits: runner.Limits{Output: 1 << 20, Memory: 64 << 20, Pids: 60, CPUs: 1, Time: time.Second, FileSize: 1 << 20, Stack: 8 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: 10 * time.Second, CPU: 2 * time.Second}}}
 	x, err := ExecRequestOf(run)
 	if err != nil {
 		t.Fatal(err)
@@ -231,23 +232,23 @@ func TestExecRequestRoundTrip(t *testing.T) {
 	}
 	defer r.Close()
 	defer w.Close()
-	if x, err := ExecRequestOf(plugin.RunRequest{Image: "i", Command: []string{"/p"}, StdinStream: r}); err != nil || x.StdinWhole {
+	if x, err := ExecRequestOf(runner.RunRequest{Image: "i", Command: []string{"/p"}, StdinStream: r}); err != nil || x.StdinWhole {
 		t.Errorf("a pipe as stdin: whole %t, %v; want fed as it comes", x.StdinWhole, err)
 	}
-	checked := plugin.RunRequest{Image: "i", Command: []string{"/p"}, Limits: plugin.Limits{Time: time.Second}}
+	checked := runner.RunRequest{Image: "i", Command: []string{"/p"}, Limits: runner.Limits{Time: time.Second}}
 	if err := checked.Check(); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ExecRequestOf(checked); err != nil {
 		t.Errorf("a checked request (its idle limit the default): %v", err)
 	}
-	for _, bad := range []plugin.RunRequest{
-		{Image: "i", Command: []string{"/p"}, Limits: plugin.Limits{Time: time.Second}, Wait: plugin.Wait{Deadlines: plugin.Deadlines{Idle: time.Hour}}},
-		{Image: "i", Command: []string{"/p"}, InputFile: "/tmp/sources", Copy: plugin.Copy{Unpack: true}},
-		{Image: "i", Command: []string{"/p"}, Limits: plugin.Limits{CPUSet: "1"}},
-		{Image: "i", Command: []string{"/p"}, Copy: plugin.Copy{In: map[string][]byte{"a.c": nil}}},
-		{Image: "i", Command: []string{"/p"}, Copy: plugin.Copy{Out: []string{"a.out"}, OutDir: "/tmp"}},
-		{Image: "i", Command: []string{"/p"}, Wait: plugin.Wait{Stop: make(chan struct{})}},
+	for _, bad := range []runner.RunRequest{
+		{Image: "i", Command: []string{"/p"}, Limits: runner.Limits{Time: time.Second}, Wait: runner.Wait{Deadlines: runner.Deadlines{Idle: time.Hour}}},
+		{Image: "i", Command: []string{"/p"}, InputFile: "/tmp/sources", Copy: runner.Copy{Unpack: true}},
+		{Image: "i", Command: []string{"/p"}, Limits: runner.Limits{CPUSet: "1"}},
+		{Image: "i", Command: []string{"/p"}, Copy: runner.Copy{In: map[string][]byte{"a.c": nil}}},
+		{Image: "i", Command: []string{"/p"}, Copy: runner.Copy{Out: []string{"a.out"}, OutDir: "/tmp"}},
+		{Image: "i", Command: []string{"/p"}, Wait: runner.Wait{Stop: make(chan struct{})}},
 	} {
 		if _, err := ExecRequestOf(bad); err == nil {
 			t.Errorf("ExecRequestOf(%+v) crossed; it needs the runner in process", bad)
