@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/shim"
 )
 
@@ -71,7 +72,7 @@ func (r *Runner) BuildFiles(ctx context.Context, l lang.Language, files map[stri
 
 // BuildWith is BuildFiles with the build run by run: a Runner's RunFiles,
 // or a service's (a front's build, through podjail serve).
-func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files) (RunResult, error), l lang.Language, files map[string][]byte, tmpDir string) (BuildResult, error) {
+func BuildWith(ctx context.Context, run func(context.Context, runner.RunRequest, Files) (runner.RunResult, error), l lang.Language, files map[string][]byte, tmpDir string) (BuildResult, error) {
 	if err := checkBuildFiles(files); err != nil {
 		return BuildResult{}, err
 	}
@@ -89,7 +90,7 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 		return res, writeFiles(dir, files)
 	}
 	out := &headBuffer{keep: buildOutputKeep}
-	req := RunRequest{
+	req := runner.RunRequest{
 		Image:    l.BuildImage,
 		Command:  append(append([]string{}, mergeStderr...), l.Compile...),
 		Env:      l.Env,
@@ -111,9 +112,9 @@ func BuildWith(ctx context.Context, run func(context.Context, RunRequest, Files)
 // buildNote says why a build failed, "" when it did not: stopped, out of
 // memory, the compiler failed, or an artefact missing from dir (then
 // missing names it).
-func buildNote(run RunResult, l lang.Language, dir string) (note, missing string) {
+func buildNote(run runner.RunResult, l lang.Language, dir string) (note, missing string) {
 	switch {
-	case run.Killed != NotKilled:
+	case run.Killed != runner.NotKilled:
 		return "compilation stopped: " + run.Killed.String() + " (" + run.KilledNote + ")", ""
 	case run.Measure.MemoryExceeded:
 		return "compilation hit its memory limit", ""
@@ -155,13 +156,13 @@ type Files struct {
 
 // RunFiles runs req with f's files put into its WorkDir and taken out of
 // it, through the Runner's Warm when it has one (NewWarm).
-func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResult, error) {
+func (r *Runner) RunFiles(ctx context.Context, req runner.RunRequest, f Files) (runner.RunResult, error) {
 	if (len(f.In) > 0 || len(f.Out) > 0) && !path.IsAbs(req.WorkDir) {
-		return RunResult{Image: req.Image}, &RequestError{Field: "files", Err: errors.New("files to put in or take out need an absolute working directory")}
+		return runner.RunResult{Image: req.Image}, &runner.RequestError{Field: "files", Err: errors.New("files to put in or take out need an absolute working directory")}
 	}
 	for _, name := range append(slices.Collect(maps.Keys(f.In)), f.Out...) {
 		if err := shim.CheckFileName(name); err != nil {
-			return RunResult{Image: req.Image}, &RequestError{Field: "files", Err: err}
+			return runner.RunResult{Image: req.Image}, &runner.RequestError{Field: "files", Err: err}
 		}
 	}
 	if len(f.Out) > 0 {
@@ -174,17 +175,17 @@ func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResu
 		return r.Run(ctx, req)
 	default:
 		if req.InputFile != "" || req.StdinStream != nil {
-			return RunResult{Image: req.Image}, &RequestError{Field: "input", Err: errors.New("files to put in and an input are exclusive (the program's stdin is empty)")}
+			return runner.RunResult{Image: req.Image}, &runner.RequestError{Field: "input", Err: errors.New("files to put in and an input are exclusive (the program's stdin is empty)")}
 		}
 		packed, err := os.CreateTemp(f.TmpDir, "podjail-sources-")
 		if err != nil {
-			return RunResult{}, err
+			return runner.RunResult{}, err
 		}
 		defer os.Remove(packed.Name())
 		_, err = packed.Write(shim.Pack(f.In))
 		// Bind-mounted: the Podman service reads it.
 		if err = errors.Join(err, packed.Chmod(0o644), packed.Close()); err != nil {
-			return RunResult{}, err
+			return runner.RunResult{}, err
 		}
 		req.InputFile, req.Copy.Unpack = packed.Name(), true
 	}
@@ -198,11 +199,11 @@ func (r *Runner) RunFiles(ctx context.Context, req RunRequest, f Files) (RunResu
 // a plain file name.
 func checkBuildFiles(files map[string][]byte) error {
 	if len(files) == 0 {
-		return &RequestError{Field: "source", Err: errors.New("no source file given")}
+		return &runner.RequestError{Field: "source", Err: errors.New("no source file given")}
 	}
 	for name := range files {
 		if err := shim.CheckFileName(name); err != nil {
-			return &RequestError{Field: "source", Err: err}
+			return &runner.RequestError{Field: "source", Err: err}
 		}
 	}
 	return nil

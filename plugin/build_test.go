@@ -12,6 +12,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
@@ -29,7 +30,7 @@ func TestBuildCopiesTheSourceInAndTheArtefactsOut(t *testing.T) {
 		{"compile error", runnertest.Program{Stdout: []byte("main.c:1: error: expected ';'\n"), Exit: 1}, false, "exited with code 1"},
 		{"no artefact", runnertest.Program{}, false, "the build made no main"},
 		{"killed", runnertest.Program{OOMKill: true}, false, "memory limit"},
-		{"stopped", runnertest.Program{Stdout: make([]byte, 5<<20), Hang: true}, false, "compilation stopped: " + KilledOutputLimit.String()},
+		{"stopped", runnertest.Program{Stdout: make([]byte, 5<<20), Hang: true}, false, "compilation stopped: " + runner.KilledOutputLimit.String()},
 	}
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
@@ -85,7 +86,7 @@ func TestSweepRemovesOnlyOrphans(t *testing.T) {
 	if _, err := rt.Create(context.Background(), bindings.Spec{Name: "foreign", Image: "i"}); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Sweep(context.Background(), r.Runtime, testSelf)
+	got, err := runner.Sweep(context.Background(), r.Runtime, testSelf)
 	if err != nil || !slices.Equal(got, []string{"orphan"}) {
 		t.Fatalf("swept %v, %v", got, err)
 	}
@@ -136,7 +137,7 @@ func TestBuildFilesRefusesBadNames(t *testing.T) {
 	r, rt, _ := fakeRunner(t, nil)
 	for _, files := range []map[string][]byte{nil, {"../x.c": nil}, {"d/x.c": nil}, {"..": nil}, {"": nil}} {
 		_, err := r.BuildFiles(context.Background(), compiled, files, t.TempDir())
-		var reqErr *RequestError
+		var reqErr *runner.RequestError
 		if !errors.As(err, &reqErr) {
 			t.Errorf("%v: err %v, want a *RequestError", files, err)
 		}
@@ -155,18 +156,18 @@ func TestBuildNoteMissing(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := lang.Language{Artefacts: []string{"main.jar", "Main.class"}, ArtefactHint: "name it Main"}
-	note, missing := buildNote(RunResult{}, l, dir)
+	note, missing := buildNote(runner.RunResult{}, l, dir)
 	if missing != "Main.class" || note != "the build made no Main.class: name it Main" {
 		t.Errorf("compiler exit 0, no Main.class: note %q, missing %q", note, missing)
 	}
-	note, missing = buildNote(RunResult{ExitCode: 1}, l, dir)
+	note, missing = buildNote(runner.RunResult{ExitCode: 1}, l, dir)
 	if missing != "" || note != "the compiler exited with code 1" {
 		t.Errorf("compiler exit 1: note %q, missing %q", note, missing)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "Main.class"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if note, missing = buildNote(RunResult{}, l, dir); note != "" || missing != "" {
+	if note, missing = buildNote(runner.RunResult{}, l, dir); note != "" || missing != "" {
 		t.Errorf("every artefact made: note %q, missing %q", note, missing)
 	}
 }

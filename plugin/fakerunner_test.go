@@ -11,7 +11,7 @@ import (
 // The judging layer's tests run on the same fakes as the mechanism's:
 // plugin/runner/runnertest's Runtime and Cgroups.
 
-var testSelf = Instance{BootID: "boot-test", PID: 4242, Start: 987654, Host: "judge-test"}
+var testSelf = runner.Instance{BootID: "boot-test", PID: 4242, Start: 987654, Host: "judge-test"}
 
 func fakeRunner(t *testing.T, prog func(bindings.Spec) runnertest.Program) (*Runner, *runnertest.Runtime, *runnertest.Cgroups) {
 	t.Helper()

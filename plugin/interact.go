@@ -8,6 +8,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // interactorOutput is where a testlib interactor may write its result
@@ -25,7 +26,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	tr := TestResult{Name: t.Name, Sample: t.Sample}
 	toInter, fromSol := io.Pipe()
 	toSol, fromInter := io.Pipe()
-	sol := RunRequest{
+	sol := runner.RunRequest{
 		Image:       req.Lang.RunImage,
 		Command:     req.Lang.Run,
 		Env:         req.Lang.Env,
@@ -35,7 +36,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	}
 	testLimits(req.Problem, limit).Set(&sol)
 	sol.Limits.CPUSet = cpuset
-	it := RunRequest{
+	it := runner.RunRequest{
 		Image:       inter.lang.RunImage,
 		Command:     append(append([]string{}, inter.lang.Run...), checkInput, interactorOutput),
 		StdinStream: toInter,
@@ -50,7 +51,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
 	interArmed, interErr := r.armCounted(ctx, it, x.cleanups)
 	drop := func() {
-		for _, a := range []*Armed{solArmed, interArmed} {
+		for _, a := range []*runner.Armed{solArmed, interArmed} {
 			if a != nil {
 				a.Discard(context.WithoutCancel(ctx))
 			}
@@ -61,7 +62,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	}
 	judge := func(ctx context.Context) TestResult {
 		var wg sync.WaitGroup
-		var solRes, interRes RunResult
+		var solRes, interRes runner.RunResult
 		if solErr == nil && interErr == nil {
 			wg.Go(func() {
 				solRes, solErr = solArmed.Fire(ctx)
@@ -82,7 +83,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 }
 
 // interactiveVerdict decides an interactive test from its two runs.
-func interactiveVerdict(tr TestResult, sol testOutcome, interRes RunResult, interErr error) TestResult {
+func interactiveVerdict(tr TestResult, sol testOutcome, interRes runner.RunResult, interErr error) TestResult {
 	tr = judgeTest(tr, sol)
 	if tr.Verdict != AC {
 		return tr

@@ -5,10 +5,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 func TestInteractiveVerdict(t *testing.T) {
-	ran := RunResult{ExitCode: 0}
+	ran := runner.RunResult{ExitCode: 0}
 	ran.Measure.Time = 10 * time.Millisecond
 	solved := testOutcome{res: ran, limit: time.Second, matched: true}
 	failed := solved
@@ -16,19 +18,19 @@ func TestInteractiveVerdict(t *testing.T) {
 	cases := []struct {
 		name     string
 		sol      testOutcome
-		inter    RunResult
+		inter    runner.RunResult
 		interErr error
 		verdict  Verdict
 		note     string
 		cause    Cause
 	}{
-		{"the solution's own verdict first", failed, RunResult{ExitCode: 0}, nil, RTE, "", ""},
-		{"the interactor's run failed", solved, RunResult{}, errors.New("runtime gone"), IE, "interactor run: runtime gone", CauseChecker},
-		{"the interactor was stopped", solved, RunResult{ExitCode: -1, Signal: "SIGKILL", Killed: KilledWallLimit}, nil, CF, "the interactor failed", ""},
-		{"accepted", solved, RunResult{ExitCode: 0}, nil, AC, "", ""},
-		{"wrong answer", solved, RunResult{ExitCode: 1}, nil, WA, "the interactor says WA", ""},
-		{"presentation error", solved, RunResult{ExitCode: 2}, nil, PE, "the interactor says PE", ""},
-		{"an exit code testlib does not give", solved, RunResult{ExitCode: 3}, nil, CF, "the interactor exited 3", ""},
+		{"the solution's own verdict first", failed, runner.RunResult{ExitCode: 0}, nil, RTE, "", ""},
+		{"the interactor's run failed", solved, runner.RunResult{}, errors.New("runtime gone"), IE, "interactor run: runtime gone", CauseChecker},
+		{"the interactor was stopped", solved, runner.RunResult{ExitCode: -1, Signal: "SIGKILL", Killed: runner.KilledWallLimit}, nil, CF, "the interactor failed", ""},
+		{"accepted", solved, runner.RunResult{ExitCode: 0}, nil, AC, "", ""},
+		{"wrong answer", solved, runner.RunResult{ExitCode: 1}, nil, WA, "the interactor says WA", ""},
+		{"presentation error", solved, runner.RunResult{ExitCode: 2}, nil, PE, "the interactor says PE", ""},
+		{"an exit code testlib does not give", solved, runner.RunResult{ExitCode: 3}, nil, CF, "the interactor exited 3", ""},
 	}
 	for _, c := range cases {
 		tr := interactiveVerdict(TestResult{Name: "1"}, c.sol, c.inter, c.interErr)

@@ -16,6 +16,7 @@ import (
 	"github.com/podjail/podjail/plugin/compare"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // Where a checker finds its files (read-only binds).
@@ -66,7 +67,7 @@ type TestResult struct {
 	// Points are a checker's partial points (PA), 0 otherwise.
 	Points float64 `json:"points,omitempty"`
 	// Run is the run the verdict was decided on.
-	Run RunResult `json:"run"`
+	Run runner.RunResult `json:"run"`
 	// Critical is the test's critical path: from its turn (its slot
 	// free, the test before it on that slot decided) to its verdict.
 	Critical time.Duration `json:"critical_ns"`
@@ -110,10 +111,10 @@ func (r *Runner) Judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 func (r *Runner) judge(ctx context.Context, req JudgeRequest) (JudgeResult, error) {
 	p := req.Problem
 	if p == nil || len(req.Source) == 0 {
-		return JudgeResult{}, &RequestError{Field: "judge", Err: errors.New("a problem and a non-empty source are required")}
+		return JudgeResult{}, &runner.RequestError{Field: "judge", Err: errors.New("a problem and a non-empty source are required")}
 	}
 	if err := req.Lang.Validate(); err != nil {
-		return JudgeResult{}, &RequestError{Field: "language", Err: err}
+		return JudgeResult{}, &runner.RequestError{Field: "language", Err: err}
 	}
 	if req.Languages == nil {
 		req.Languages = lang.Default()
@@ -230,7 +231,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		}
 		return &pending{judge: func(context.Context) TestResult { return tr }, drop: func() {}}
 	}
-	run := RunRequest{
+	run := runner.RunRequest{
 		Image:     t.req.Lang.RunImage,
 		Command:   t.req.Lang.Run,
 		Env:       t.req.Lang.Env,
@@ -269,7 +270,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		run.Output = f
 	}
 	armed, armErr := r.armCounted(ctx, run, t.cleanups)
-	var checker *Armed
+	var checker *runner.Armed
 	var checkErr error
 	msg := &headBuffer{keep: checkerOutput}
 	if t.chk != nil && armErr == nil {
@@ -292,7 +293,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 			return tr
 		}
 		closeAll() // the checker reads the whole output
-		var res RunResult
+		var res runner.RunResult
 		err := checkErr
 		if err == nil {
 			res, err = checker.Fire(ctx)
@@ -304,7 +305,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		return tr
 	}
 	drop := func() {
-		for _, a := range []*Armed{armed, checker} {
+		for _, a := range []*runner.Armed{armed, checker} {
 			if a != nil {
 				a.Discard(context.WithoutCancel(ctx))
 			}
@@ -315,7 +316,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 }
 
 // armCounted arms a run whose removal wg waits for.
-func (r *Runner) armCounted(ctx context.Context, req RunRequest, wg *sync.WaitGroup) (*Armed, error) {
+func (r *Runner) armCounted(ctx context.Context, req runner.RunRequest, wg *sync.WaitGroup) (*runner.Armed, error) {
 	a, err := r.Arm(ctx, req)
 	if a != nil {
 		wg.Add(1)
@@ -333,13 +334,13 @@ func (r *Runner) slots(parallel int) (int, []string, error) {
 		n = max(1, len(r.Cores))
 	}
 	if n < 0 {
-		return 0, nil, &RequestError{Field: "parallel", Err: fmt.Errorf("%d: want 0 (one per core), 1 (one test at a time) or more", parallel)}
+		return 0, nil, &runner.RequestError{Field: "parallel", Err: fmt.Errorf("%d: want 0 (one per core), 1 (one test at a time) or more", parallel)}
 	}
 	if n == 1 {
 		return 1, []string{""}, nil
 	}
 	if n > len(r.Cores) {
-		return 0, nil, &RequestError{Field: "parallel", Err: fmt.Errorf("%d tests at once need %d cores of their own; podjail is given %d (%v)", n, n, len(r.Cores), r.Cores)}
+		return 0, nil, &runner.RequestError{Field: "parallel", Err: fmt.Errorf("%d tests at once need %d cores of their own; podjail is given %d (%v)", n, n, len(r.Cores), r.Cores)}
 	}
 	sets := make([]string, n)
 	for i := range sets {
@@ -366,11 +367,11 @@ func helperProgram(p *problem.Problem) *problem.Program {
 func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog problem.Program, tmp string, out *JudgeResult) (*checker, error) {
 	l, err := req.Languages.Lookup(prog.Lang)
 	if err != nil {
-		return nil, &RequestError{Field: "checker", Err: err}
+		return nil, &runner.RequestError{Field: "checker", Err: err}
 	}
 	src, err := os.ReadFile(prog.Source)
 	if err != nil {
-		return nil, &RequestError{Field: "checker", Err: err}
+		return nil, &runner.RequestError{Field: "checker", Err: err}
 	}
 	if err := r.imagesPresent(ctx, l.BuildImage, l.RunImage); err != nil {
 		return nil, err
@@ -393,8 +394,8 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 // feedback_dir < output; exit 42 AC, 43 WA). The output file may still be
 // empty: the checker reads it only once fired. It runs on its test's core
 // (cpuset), after the program, so that it never disturbs another slot.
-func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer, cpuset string) RunRequest {
-	run := RunRequest{
+func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer, cpuset string) runner.RunRequest {
+	run := runner.RunRequest{
 		Image:  c.lang.RunImage,
 		Output: msg,
 		Binds: []bindings.Bind{
@@ -417,7 +418,7 @@ func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string
 }
 
 // checkVerdict reads the checker's answer from its run.
-func checkVerdict(p *problem.Problem, res RunResult, err error, msg string) (Verdict, string, float64) {
+func checkVerdict(p *problem.Problem, res runner.RunResult, err error, msg string) (Verdict, string, float64) {
 	text := firstLine(msg)
 	if v, note, failed := helperFailed("checker", res, err); failed {
 		return v, note, 0
@@ -447,7 +448,7 @@ func checkVerdict(p *problem.Problem, res RunResult, err error, msg string) (Ver
 // helperFailed judges a checker's or interactor's run before its answer
 // is read: a failure of ours is IE; a helper stopped, out of memory or
 // killed by a signal is CF, never the submission's fault.
-func helperFailed(what string, res RunResult, err error) (Verdict, string, bool) {
+func helperFailed(what string, res runner.RunResult, err error) (Verdict, string, bool) {
 	if err != nil {
 		return IE, what + " run: " + err.Error(), true
 	}

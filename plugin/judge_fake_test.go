@@ -15,6 +15,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
@@ -264,7 +265,7 @@ func TestJudgeRefusals(t *testing.T) {
 	many := judgeReq(p)
 	many.Parallel = 3
 	r.Cores = []int{0, 1}
-	var re *RequestError
+	var re *runner.RequestError
 	if _, err := r.Judge(context.Background(), many); !errors.As(err, &re) || re.Field != "parallel" {
 		t.Errorf("3 slots on 2 cores: %v", err)
 	}
@@ -377,12 +378,12 @@ func TestCheckVerdict(t *testing.T) {
 		{kattis, 1, "crash", CF, "the output validator exited 1", 0},
 	}
 	for _, c := range cases {
-		v, note, pts := checkVerdict(c.p, RunResult{ExitCode: c.code}, nil, c.msg)
+		v, note, pts := checkVerdict(c.p, runner.RunResult{ExitCode: c.code}, nil, c.msg)
 		if v != c.want || !strings.Contains(note, c.note) || pts != c.points {
 			t.Errorf("%s exit %d %q: %s %q %v", c.p.Format, c.code, c.msg, v, note, pts)
 		}
 	}
-	if v, _, _ := checkVerdict(plain, RunResult{Killed: KilledCPULimit}, nil, ""); v != CF {
+	if v, _, _ := checkVerdict(plain, runner.RunResult{Killed: runner.KilledCPULimit}, nil, ""); v != CF {
 		t.Errorf("a checker out of time: %s", v)
 	}
 	if long := firstLine(strings.Repeat("x", 300)); len(long) != 203 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
 	"github.com/podjail/podjail/shim"
 )
@@ -30,7 +31,7 @@ func TestJudgeRunExitCodesAndSignals(t *testing.T) {
 	for _, c := range cases {
 		r, rt, cg := fakeRunner(t, one(c.prog))
 		r.SeccompLogs = []string{filepath.Join(t.TempDir(), "no-kern.log")}
-		res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
+		res, err := runJudged(r.Run, context.Background(), runner.RunRequest{Image: "img", Command: []string{"/p"}, Limits: runner.Limits{Time: time.Second}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,7 +52,7 @@ func TestJudgeRunExitCodesAndSignals(t *testing.T) {
 // and a judge calls it IE.
 func TestJudgeRunShimFailure(t *testing.T) {
 	r, _, _ := fakeRunner(t, one(runnertest.Program{FailStep: shim.StepProbe}))
-	res, err := runJudged(r.Run, context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})
+	res, err := runJudged(r.Run, context.Background(), runner.RunRequest{Image: "img", Command: []string{"/p"}, Limits: runner.Limits{Time: time.Second}})
 	if err == nil || res.Verdict != "" {
 		t.Fatalf("err %v, verdict %s", err, res.Verdict)
 	}
@@ -62,7 +63,7 @@ func TestJudgeRunShimFailure(t *testing.T) {
 
 // runJudged runs req with run and judges it as the fronts do (JudgeRun):
 // no verdict when the run failed.
-func runJudged(run func(context.Context, RunRequest) (RunResult, error), ctx context.Context, req RunRequest) (JudgedRun, error) {
+func runJudged(run func(context.Context, runner.RunRequest) (runner.RunResult, error), ctx context.Context, req runner.RunRequest) (JudgedRun, error) {
 	res, err := run(ctx, req)
 	if err != nil {
 		return JudgedRun{RunResult: res}, err

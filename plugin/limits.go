@@ -14,6 +14,7 @@ import (
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // Checker limits: a checker is trusted to be quick, not to be correct.
@@ -33,13 +34,13 @@ const (
 // Bounds are what the policy functions of this file give a run: its
 // limits and its deadlines, one value. Set puts them on a request.
 type Bounds struct {
-	Limits
-	Deadlines
+	runner.Limits
+	runner.Deadlines
 }
 
 // Set writes b into req's Limits and Wait.Deadlines, all of them (CPUSet
 // too: a judge pins its runs after Set).
-func (b Bounds) Set(req *RunRequest) {
+func (b Bounds) Set(req *runner.RunRequest) {
 	req.Limits, req.Wait.Deadlines = b.Limits, b.Deadlines
 }
 
@@ -60,27 +61,27 @@ func TestTimeLimit(p *problem.Problem, l lang.Language) time.Duration {
 // deadlines from L. The verdict is the judge's (no Time: the run itself
 // decides none).
 func testLimits(p *problem.Problem, limit time.Duration) Bounds {
-	return Bounds{Deadlines: DeadlinesFor(limit), Limits: Limits{Output: p.OutputBytes, Memory: p.MemoryBytes, CPUs: 1}}
+	return Bounds{Deadlines: runner.DeadlinesFor(limit), Limits: runner.Limits{Output: p.OutputBytes, Memory: p.MemoryBytes, CPUs: 1}}
 }
 
 // checkerLimits are a checker's run on one output.
 func checkerLimits() Bounds {
-	return Bounds{Limits: Limits{Output: checkerStdout, Memory: checkerMemory}, Deadlines: Deadlines{CPU: checkerTime, Wall: 3 * checkerTime}}
+	return Bounds{Limits: runner.Limits{Output: checkerStdout, Memory: checkerMemory}, Deadlines: runner.Deadlines{CPU: checkerTime, Wall: 3 * checkerTime}}
 }
 
 // interactorLimits are an interactor's, beside a test of limit L: it
 // outlives the solution's absolute cap by its own processor time.
 func interactorLimits(p *problem.Problem, limit time.Duration) Bounds {
-	return Bounds{Limits: Limits{Output: p.OutputBytes, Memory: checkerMemory},
-		Deadlines: Deadlines{CPU: checkerTime, Wall: DeadlinesFor(limit).Wall + checkerTime}}
+	return Bounds{Limits: runner.Limits{Output: p.OutputBytes, Memory: checkerMemory},
+		Deadlines: runner.Deadlines{CPU: checkerTime, Wall: runner.DeadlinesFor(limit).Wall + checkerTime}}
 }
 
 // buildLimits are a build's: the language's compile time and memory, a
 // bounded output, room for a compiler's processes.
 func buildLimits(l lang.Language) Bounds {
 	t, memory := l.BuildLimits()
-	return Bounds{Limits: Limits{Output: buildOutputLimit, Memory: memory, Pids: buildPids},
-		Deadlines: Deadlines{CPU: t, Wall: 3*t + 10*time.Second}}
+	return Bounds{Limits: runner.Limits{Output: buildOutputLimit, Memory: memory, Pids: buildPids},
+		Deadlines: runner.Deadlines{CPU: t, Wall: 3*t + 10*time.Second}}
 }
 
 // isolateUnlimitedPids stands for -p without a number, isolate's
@@ -90,7 +91,7 @@ const isolateUnlimitedPids = 4096
 // IsolateLimits are the isolate front's, from its options: -t, -x, -w,
 // -p, -f, --cg-mem or -m, and -k.
 func IsolateLimits(cmd isolate.Command) Bounds {
-	l := Bounds{Limits: Limits{Time: cmd.Time, Pids: int64(cmd.Processes)}, Deadlines: Deadlines{Wall: cmd.WallTime}}
+	l := Bounds{Limits: runner.Limits{Time: cmd.Time, Pids: int64(cmd.Processes)}, Deadlines: runner.Deadlines{Wall: cmd.WallTime}}
 	if cmd.Processes == 0 {
 		l.Pids = isolateUnlimitedPids
 	}
@@ -124,7 +125,7 @@ func IsolateLimits(cmd isolate.Command) Bounds {
 // time; the absolute cap from the go (the container's start is not
 // counted); the memory and output limits as given.
 func OmegajailLimits(req omegajail.Request) Bounds {
-	l := Bounds{Deadlines: Deadlines{Wall: req.WallTimeLimit()}}
+	l := Bounds{Deadlines: runner.Deadlines{Wall: req.WallTimeLimit()}}
 	if req.TimeLimitMs != nil {
 		l.Time = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}
@@ -153,5 +154,5 @@ func OmegajailBuildLanguage(req omegajail.Request, l lang.Language) lang.Languag
 // processor ceiling, not a verdict's L (the caller judges from the
 // figures), one core.
 func HandleLimits(timeLimit, wall time.Duration, memory, output int64) Bounds {
-	return Bounds{Limits: Limits{Output: output, Memory: memory, CPUs: 1}, Deadlines: Deadlines{CPU: timeLimit, Wall: wall}}
+	return Bounds{Limits: runner.Limits{Output: output, Memory: memory, CPUs: 1}, Deadlines: runner.Deadlines{CPU: timeLimit, Wall: wall}}
 }

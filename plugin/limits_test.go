@@ -8,6 +8,7 @@ import (
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 // isolate's limit options as the run request gets them; -k is the
@@ -15,19 +16,19 @@ import (
 func TestIsolateLimits(t *testing.T) {
 	for _, c := range []struct {
 		argv []string
-		want RunRequest
+		want runner.RunRequest
 	}{
-		{[]string{"--run", "--", "/p"}, RunRequest{Limits: Limits{Pids: 1}}},
+		{[]string{"--run", "--", "/p"}, runner.RunRequest{Limits: runner.Limits{Pids: 1}}},
 		{[]string{"-t", "1", "-x", "0.5", "-w", "3", "-k", "8192", "--cg", "--cg-mem", "65536", "-f", "1024", "-p", "--run", "--", "/p"},
-			RunRequest{Limits: Limits{Time: time.Second, Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: Wait{Deadlines: Deadlines{CPU: 1500 * time.Millisecond, Wall: 3 * time.Second}}}},
+			runner.RunRequest{Limits: runner.Limits{Time: time.Second, Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 1500 * time.Millisecond, Wall: 3 * time.Second}}}},
 		{[]string{"-m", "262144", "-k", "0", "-w", "2", "--run", "--", "/p"},
-			RunRequest{Limits: Limits{Time: 2 * time.Second, Pids: 1, Memory: 256 << 20}, Wait: Wait{Deadlines: Deadlines{Wall: 2 * time.Second}}}},
+			runner.RunRequest{Limits: runner.Limits{Time: 2 * time.Second, Pids: 1, Memory: 256 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: 2 * time.Second}}}},
 	} {
 		cmd, err := isolate.ParseArgs(c.argv)
 		if err != nil {
 			t.Fatal(err)
 		}
-		var got RunRequest
+		var got runner.RunRequest
 		IsolateLimits(cmd).Set(&got)
 		if got.Limits != c.want.Limits || got.Wait.Deadlines != c.want.Wait.Deadlines {
 			t.Errorf("%v:\n got %+v\nwant %+v", c.argv, got, c.want)

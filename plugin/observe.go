@@ -86,9 +86,9 @@ var Causes = []Cause{CauseRuntime, CauseHost, CauseShim, CauseBuild, CauseChecke
 // CauseOf says whose failure err is: "" for a request refused (the
 // caller's), else one of the Causes.
 func CauseOf(err error) Cause {
-	var bad *RequestError
+	var bad *runner.RequestError
 	var missing *bindings.ImageMissingError
-	var shimErr *ShimError
+	var shimErr *runner.ShimError
 	var unreachable *bindings.UnreachableError
 	switch {
 	case err == nil, errors.As(err, &bad):

@@ -144,7 +144,7 @@ func TestObserverSeesWarm(t *testing.T) {
 	r.Observer = obs
 	w := NewWarm(r, t.TempDir(), 0)
 	ctx := context.Background()
-	req := RunRequest{Image: "img", Command: []string{"/p"}}
+	req := runner.RunRequest{Image: "img", Command: []string{"/p"}}
 	for range 3 {
 		if _, err := w.Run(ctx, req); err != nil {
 			t.Fatal(err)
@@ -181,9 +181,9 @@ func TestCauseOf(t *testing.T) {
 		want Cause
 	}{
 		{nil, ""},
-		{&RequestError{Field: "input", Err: errors.New("bad")}, ""},
+		{&runner.RequestError{Field: "input", Err: errors.New("bad")}, ""},
 		{fmt.Errorf("arm: %w", context.Canceled), CauseInterrupted},
-		{&ShimError{Step: string(shim.StepProbe), Err: "no"}, CauseShim},
+		{&runner.ShimError{Step: string(shim.StepProbe), Err: "no"}, CauseShim},
 		{&bindings.ImageMissingError{Image: "x"}, CauseHost},
 		{fmt.Errorf("start slice: %w", cgroupdrv.ErrJob), CauseHost},
 		{runner.MarkHost(errors.New("read cpu.stat")), CauseHost},

@@ -9,27 +9,28 @@ import (
 	"testing"
 	"time"
 
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
 )
 
 func TestRunFiles(t *testing.T) {
 	prog := one(runnertest.Program{Files: map[string][]byte{"/w/out": []byte("made")}})
-	base := RunRequest{Image: "img", Command: []string{"/p"}, WorkDir: "/w", Writable: true}
+	base := runner.RunRequest{Image: "img", Command: []string{"/p"}, WorkDir: "/w", Writable: true}
 	refused := []struct {
 		name  string
-		req   func(RunRequest) RunRequest
+		req   func(runner.RunRequest) runner.RunRequest
 		files Files
 		field string
 	}{
-		{"a relative working directory", func(r RunRequest) RunRequest { r.WorkDir = "w"; return r }, Files{In: map[string][]byte{"a": nil}}, "files"},
-		{"a name with a slash", func(r RunRequest) RunRequest { return r }, Files{In: map[string][]byte{"../a": nil}}, "files"},
-		{"a name to take out with a slash", func(r RunRequest) RunRequest { return r }, Files{Out: []string{"d/out"}}, "files"},
-		{"files and an input", func(r RunRequest) RunRequest { r.InputFile = "/dev/null"; return r }, Files{In: map[string][]byte{"a": nil}}, "input"},
+		{"a relative working directory", func(r runner.RunRequest) runner.RunRequest { r.WorkDir = "w"; return r }, Files{In: map[string][]byte{"a": nil}}, "files"},
+		{"a name with a slash", func(r runner.RunRequest) runner.RunRequest { return r }, Files{In: map[string][]byte{"../a": nil}}, "files"},
+		{"a name to take out with a slash", func(r runner.RunRequest) runner.RunRequest { return r }, Files{Out: []string{"d/out"}}, "files"},
+		{"files and an input", func(r runner.RunRequest) runner.RunRequest { r.InputFile = "/dev/null"; return r }, Files{In: map[string][]byte{"a": nil}}, "input"},
 	}
 	for _, c := range refused {
 		r, rt, _ := fakeRunner(t, prog)
 		_, err := r.RunFiles(context.Background(), c.req(base), c.files)
-		var re *RequestError
+		var re *runner.RequestError
 		if !errors.As(err, &re) || re.Field != c.field {
 			t.Errorf("%s: %v, want a RequestError of %s", c.name, err, c.field)
 		}
@@ -65,14 +66,14 @@ func TestRunFiles(t *testing.T) {
 }
 
 func TestRunVerdictWithoutATimeLimit(t *testing.T) {
-	res := RunResult{ExitCode: 1}
-	if v, note := RunVerdict(RunRequest{}, res); v != "" || note != "" {
+	res := runner.RunResult{ExitCode: 1}
+	if v, note := RunVerdict(runner.RunRequest{}, res); v != "" || note != "" {
 		t.Errorf("no time limit: %q %q, want no verdict", v, note)
 	}
-	if v, _ := RunVerdict(RunRequest{Limits: Limits{Time: time.Second}}, res); v != RTE {
+	if v, _ := RunVerdict(runner.RunRequest{Limits: runner.Limits{Time: time.Second}}, res); v != RTE {
 		t.Errorf("exit 1 with a time limit: %q, want RTE", v)
 	}
-	j := JudgeRun(RunRequest{Limits: Limits{Time: time.Second}}, res)
+	j := JudgeRun(runner.RunRequest{Limits: runner.Limits{Time: time.Second}}, res)
 	if j.Verdict != RTE || !strings.Contains(j.VerdictNote, "1") {
 		t.Errorf("JudgeRun %+v", j)
 	}

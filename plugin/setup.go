@@ -49,7 +49,7 @@ func MemoryCeilingFromEnv() (int64, error) {
 	}
 	b, err := lang.ParseSize(s)
 	if err != nil || b <= 0 {
-		return 0, &RequestError{Field: "$" + MemoryCeilingEnv, Err: fmt.Errorf("%q is not a memory size like 640MiB (%v)", s, err)}
+		return 0, &runner.RequestError{Field: "$" + MemoryCeilingEnv, Err: fmt.Errorf("%q is not a memory size like 640MiB (%v)", s, err)}
 	}
 	return b, nil
 }
@@ -95,7 +95,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 	if err := shimUsable(s.Shim, policy.SELinuxState(), selinux.FileLabel); err != nil {
 		return nil, err
 	}
-	self, err := Self()
+	self, err := runner.Self()
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func NewRunner(ctx context.Context, s Setup) (*Runner, error) {
 
 // hostSetup asks the service about its host, picks the cgroup driver,
 // sweeps dead instances' parents and writes the seccomp profile.
-func hostSetup(ctx context.Context, client *bindings.Client, self Instance, log hclog.Logger, step func(string), obs Observer) (*Runner, error) {
+func hostSetup(ctx context.Context, client *bindings.Client, self runner.Instance, log hclog.Logger, step func(string), obs Observer) (*Runner, error) {
 	cache := hostCache{dir: seccompDir(os.Geteuid() != 0), now: time.Now}
 	host, err := cache.get(ctx, client.URL(), client.Host)
 	if err != nil {

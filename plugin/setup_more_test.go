@@ -13,6 +13,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
 	"github.com/podjail/podjail/policy"
 )
@@ -119,34 +120,34 @@ func TestAdoptLevelsOff(t *testing.T) {
 }
 
 func TestMechanismWrappers(t *testing.T) {
-	self, err := Self()
+	self, err := runner.Self()
 	if err != nil || self.PID != os.Getpid() || self.BootID == "" {
 		t.Fatalf("Self: %+v %v", self, err)
 	}
 	parent := t.TempDir()
-	dir, err := WorkDir(parent, self)
+	dir, err := runner.WorkDir(parent, self)
 	if err != nil || filepath.Dir(dir) != parent {
 		t.Fatalf("WorkDir: %s %v", dir, err)
 	}
-	if gone, err := SweepWorkDirs(context.Background(), parent, self); err != nil || len(gone) != 0 {
+	if gone, err := runner.SweepWorkDirs(context.Background(), parent, self); err != nil || len(gone) != 0 {
 		t.Errorf("SweepWorkDirs took a live process's: %v %v", gone, err)
 	}
-	if err := HandBack(context.Background(), []string{dir}); err != nil {
+	if err := runner.HandBack(context.Background(), []string{dir}); err != nil {
 		t.Errorf("HandBack of a directory already the caller's: %v", err)
 	}
 	cg := runnertest.NewCgroups(t)
-	if gone, err := SweepParents(context.Background(), cg, self); err != nil || len(gone) != 0 {
+	if gone, err := runner.SweepParents(context.Background(), cg, self); err != nil || len(gone) != 0 {
 		t.Errorf("SweepParents of none: %v %v", gone, err)
 	}
 	rt := runnertest.NewRuntime(cg)
-	if gone, err := Sweep(context.Background(), rt, self); err != nil || len(gone) != 0 {
+	if gone, err := runner.Sweep(context.Background(), rt, self); err != nil || len(gone) != 0 {
 		t.Errorf("Sweep of none: %v %v", gone, err)
 	}
 }
 
 func TestBoundsWithDefaults(t *testing.T) {
-	b := Bounds{Limits: Limits{Time: 2e9}}.WithDefaults()
-	if b.Limits != (Limits{Time: 2e9}).WithDefaults() || b.Limits.Memory == 0 || b.Limits.Output == 0 {
+	b := Bounds{Limits: runner.Limits{Time: 2e9}}.WithDefaults()
+	if b.Limits != (runner.Limits{Time: 2e9}).WithDefaults() || b.Limits.Memory == 0 || b.Limits.Output == 0 {
 		t.Errorf("Bounds.WithDefaults: %+v", b.Limits)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/plugin/compare"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/verdict"
 )
 
@@ -35,7 +36,7 @@ func Worse(a, b Verdict) bool { return verdict.Worse(a, b) }
 
 // testOutcome is what a test's verdict is decided from.
 type testOutcome struct {
-	res     RunResult
+	res     runner.RunResult
 	err     error // a failure of the run itself (runtime, shim): IE
 	limit   time.Duration
 	diff    *compare.Diff
@@ -60,7 +61,7 @@ func judgeTest(tr TestResult, o testOutcome) TestResult {
 // the answer aside (AC: it ran within them): the verdict of the fronts'
 // runs and the protocol's Exec, which ask it of the mechanism's result.
 // Empty without a time limit.
-func RunVerdict(req RunRequest, res RunResult) (Verdict, string) {
+func RunVerdict(req runner.RunRequest, res runner.RunResult) (Verdict, string) {
 	if req.Limits.Time <= 0 {
 		return "", ""
 	}
@@ -72,7 +73,7 @@ func RunVerdict(req RunRequest, res RunResult) (Verdict, string) {
 // the protocol's Exec report. Its JSON is the RunResult's fields then
 // "verdict" and "verdict_note", both left out when empty.
 type JudgedRun struct {
-	RunResult
+	runner.RunResult
 	// Verdict and VerdictNote judge the run against the request's
 	// Limits.Time and limits (the answer is not looked at: AC means it
 	// ran within them). Empty without a time limit.
@@ -81,7 +82,7 @@ type JudgedRun struct {
 }
 
 // JudgeRun is res with its verdict against req (RunVerdict).
-func JudgeRun(req RunRequest, res RunResult) JudgedRun {
+func JudgeRun(req runner.RunRequest, res runner.RunResult) JudgedRun {
 	v, note := RunVerdict(req, res)
 	return JudgedRun{RunResult: res, Verdict: v, VerdictNote: note}
 }
@@ -94,22 +95,22 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	r := o.res
 	m := r.Measure
 	if o.err != nil {
-		var se *ShimError
+		var se *runner.ShimError
 		if errors.As(o.err, &se) {
 			return IE, "the shim failed: " + se.Error()
 		}
 		return IE, o.err.Error()
 	}
 	switch st := r.Status(); st {
-	case StatusNeverStarted:
+	case runner.StatusNeverStarted:
 		// The go never reached the shim: most likely the stream to the
 		// Podman service was cut (the service restarted or failed).
 		return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
-	case StatusTime:
+	case runner.StatusTime:
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
-	case StatusMemory:
+	case runner.StatusMemory:
 		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
-	case StatusExited:
+	case runner.StatusExited:
 		// A runtime with a heap of its own (a JVM) stops at its heap's
 		// limit, below the cgroup's, and says so only by its exit code.
 		if o.memoryExit != 0 && int(r.ExitCode) == o.memoryExit {
@@ -118,16 +119,16 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		if r.ExitCode != 0 {
 			return RTE, fmt.Sprintf("exit code %d", r.ExitCode)
 		}
-	case StatusOutput:
+	case runner.StatusOutput:
 		return OLE, r.KilledNote
-	case StatusSyscall:
+	case runner.StatusSyscall:
 		if r.Syscall != "" {
 			return RFE, "killed by SIGSYS: " + r.Syscall + ", which the policy refuses"
 		}
 		return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
-	case StatusSignalled:
+	case runner.StatusSignalled:
 		return RTE, "killed by " + r.Signal
-	case StatusStopped:
+	case runner.StatusStopped:
 		// Stopped at the answer's first difference: the signal and exit
 		// code are podjail's stop, the answer decides.
 	}
@@ -143,11 +144,11 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	return AC, ""
 }
 
-func deadlineName(killed KillReason) string {
+func deadlineName(killed runner.KillReason) string {
 	switch killed {
-	case KilledCPULimit:
+	case runner.KilledCPULimit:
 		return "processor ceiling"
-	case KilledIdle:
+	case runner.KilledIdle:
 		return "no progress"
 	default:
 		return "absolute cap"
@@ -163,9 +164,9 @@ func bytesText(b int64) string {
 
 // stopNotes joins what says a helper's run (a checker's, an
 // interactor's) did not end on its own, "" when it did.
-func stopNotes(res RunResult) string {
+func stopNotes(res runner.RunResult) string {
 	var why []string
-	if res.Killed != NotKilled {
+	if res.Killed != runner.NotKilled {
 		why = append(why, res.Killed.String())
 	}
 	if res.Measure.MemoryExceeded {

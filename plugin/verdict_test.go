@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/plugin/compare"
+	"github.com/podjail/podjail/plugin/runner"
 )
 
 func TestDecideVerdict(t *testing.T) {
-	ran := Measure{Time: 300 * time.Millisecond, Peak: 1 << 20}
+	ran := runner.Measure{Time: 300 * time.Millisecond, Peak: 1 << 20}
 	diff := &compare.Diff{Line: 1, Token: 1, Expected: `"42"`, Got: `"41"`, Reason: "token differs"}
 	cases := []struct {
 		name string
@@ -18,27 +19,27 @@ func TestDecideVerdict(t *testing.T) {
 		want Verdict
 		note string
 	}{
-		{"accepted", testOutcome{res: RunResult{Measure: ran}, limit: time.Second, matched: true}, AC, ""},
+		{"accepted", testOutcome{res: runner.RunResult{Measure: ran}, limit: time.Second, matched: true}, AC, ""},
 		{"runtime failed", testOutcome{err: errors.New("podman down"), limit: time.Second}, IE, "podman down"},
-		{"shim failed", testOutcome{err: &ShimError{Step: "probe", Err: "uid 0 regained"}, limit: time.Second}, IE, "shim"},
-		{"cpu ceiling", testOutcome{res: RunResult{Killed: KilledCPULimit, KilledNote: "3 s", Measure: Measure{Time: 3 * time.Second}}, limit: time.Second}, TLE, "processor ceiling"},
-		{"no progress", testOutcome{res: RunResult{Killed: KilledIdle, Measure: Measure{Time: time.Millisecond}}, limit: time.Second}, TLE, "no progress"},
-		{"absolute cap", testOutcome{res: RunResult{Killed: KilledWallLimit, Measure: Measure{Time: 2 * time.Second}}, limit: time.Second}, TLE, "absolute cap"},
-		{"deadline, never ran", testOutcome{res: RunResult{Killed: KilledWallLimit}, limit: time.Second}, IE, "never started"},
-		{"mle beats signal", testOutcome{res: RunResult{Signal: "SIGKILL", Measure: Measure{Time: time.Millisecond, MemoryExceeded: true}}, limit: time.Second}, MLE, "memory"},
-		{"sigkill alone is rte", testOutcome{res: RunResult{Signal: "SIGKILL", ExitCode: 137, Measure: ran}, limit: time.Second}, RTE, "SIGKILL"},
-		{"ole", testOutcome{res: RunResult{Killed: KilledOutputLimit, KilledNote: "more than 10 bytes", Signal: "SIGKILL", Measure: ran}, limit: time.Second}, OLE, "more than"},
-		{"sigsys is rfe", testOutcome{res: RunResult{Signal: "SIGSYS", Measure: ran}, limit: time.Second}, RFE, "SIGSYS"},
-		{"rfe names the call", testOutcome{res: RunResult{Signal: "SIGSYS", Syscall: "getpid (i386 system call 20)", Measure: ran}, limit: time.Second}, RFE, "getpid (i386"},
-		{"rfe says why unnamed", testOutcome{res: RunResult{Signal: "SIGSYS", SyscallUnknown: "no log", Measure: ran}, limit: time.Second}, RFE, "which one: no log"},
-		{"segv", testOutcome{res: RunResult{Signal: "SIGSEGV", Measure: ran}, limit: time.Second}, RTE, "SIGSEGV"},
-		{"exit code", testOutcome{res: RunResult{ExitCode: 3, Measure: ran}, limit: time.Second}, RTE, "exit code 3"},
-		{"runtime out of memory", testOutcome{res: RunResult{ExitCode: 3, Measure: ran}, limit: time.Second, memoryExit: 3}, MLE, "runtime ran out of memory (exit code 3)"},
-		{"other exit code with a memory code", testOutcome{res: RunResult{ExitCode: 1, Measure: ran}, limit: time.Second, memoryExit: 3}, RTE, "exit code 1"},
-		{"memory code after a deadline", testOutcome{res: RunResult{Killed: KilledCPULimit, ExitCode: 3, Measure: Measure{Time: 3 * time.Second}}, limit: time.Second, memoryExit: 3}, TLE, "processor ceiling"},
-		{"slow but finished", testOutcome{res: RunResult{Measure: Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},
-		{"stopped at first difference", testOutcome{res: RunResult{Killed: KilledByCaller, Signal: "SIGKILL", Measure: ran}, limit: time.Second, diff: diff}, WA, `expected "42"`},
-		{"differs at the end", testOutcome{res: RunResult{Measure: ran}, limit: time.Second, diff: diff}, WA, "line 1"},
+		{"shim failed", testOutcome{err: &runner.ShimError{Step: "probe", Err: "uid 0 regained"}, limit: time.Second}, IE, "shim"},
+		{"cpu ceiling", testOutcome{res: runner.RunResult{Killed: runner.KilledCPULimit, KilledNote: "3 s", Measure: runner.Measure{Time: 3 * time.Second}}, limit: time.Second}, TLE, "processor ceiling"},
+		{"no progress", testOutcome{res: runner.RunResult{Killed: runner.KilledIdle, Measure: runner.Measure{Time: time.Millisecond}}, limit: time.Second}, TLE, "no progress"},
+		{"absolute cap", testOutcome{res: runner.RunResult{Killed: runner.KilledWallLimit, Measure: runner.Measure{Time: 2 * time.Second}}, limit: time.Second}, TLE, "absolute cap"},
+		{"deadline, never ran", testOutcome{res: runner.RunResult{Killed: runner.KilledWallLimit}, limit: time.Second}, IE, "never started"},
+		{"mle beats signal", testOutcome{res: runner.RunResult{Signal: "SIGKILL", Measure: runner.Measure{Time: time.Millisecond, MemoryExceeded: true}}, limit: time.Second}, MLE, "memory"},
+		{"sigkill alone is rte", testOutcome{res: runner.RunResult{Signal: "SIGKILL", ExitCode: 137, Measure: ran}, limit: time.Second}, RTE, "SIGKILL"},
+		{"ole", testOutcome{res: runner.RunResult{Killed: runner.KilledOutputLimit, KilledNote: "more than 10 bytes", Signal: "SIGKILL", Measure: ran}, limit: time.Second}, OLE, "more than"},
+		{"sigsys is rfe", testOutcome{res: runner.RunResult{Signal: "SIGSYS", Measure: ran}, limit: time.Second}, RFE, "SIGSYS"},
+		{"rfe names the call", testOutcome{res: runner.RunResult{Signal: "SIGSYS", Syscall: "getpid (i386 system call 20)", Measure: ran}, limit: time.Second}, RFE, "getpid (i386"},
+		{"rfe says why unnamed", testOutcome{res: runner.RunResult{Signal: "SIGSYS", SyscallUnknown: "no log", Measure: ran}, limit: time.Second}, RFE, "which one: no log"},
+		{"segv", testOutcome{res: runner.RunResult{Signal: "SIGSEGV", Measure: ran}, limit: time.Second}, RTE, "SIGSEGV"},
+		{"exit code", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: ran}, limit: time.Second}, RTE, "exit code 3"},
+		{"runtime out of memory", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: ran}, limit: time.Second, memoryExit: 3}, MLE, "runtime ran out of memory (exit code 3)"},
+		{"other exit code with a memory code", testOutcome{res: runner.RunResult{ExitCode: 1, Measure: ran}, limit: time.Second, memoryExit: 3}, RTE, "exit code 1"},
+		{"memory code after a deadline", testOutcome{res: runner.RunResult{Killed: runner.KilledCPULimit, ExitCode: 3, Measure: runner.Measure{Time: 3 * time.Second}}, limit: time.Second, memoryExit: 3}, TLE, "processor ceiling"},
+		{"slow but finished", testOutcome{res: runner.RunResult{Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},
+		{"stopped at first difference", testOutcome{res: runner.RunResult{Killed: runner.KilledByCaller, Signal: "SIGKILL", Measure: ran}, limit: time.Second, diff: diff}, WA, `expected "42"`},
+		{"differs at the end", testOutcome{res: runner.RunResult{Measure: ran}, limit: time.Second, diff: diff}, WA, "line 1"},
 	}
 	for _, c := range cases {
 		v, note := decideVerdict(c.o)
@@ -59,15 +60,15 @@ func TestWorseOrdersOursFirst(t *testing.T) {
 
 func TestHelperFailedIsNeverTheSubmissions(t *testing.T) {
 	cases := []struct {
-		res  RunResult
+		res  runner.RunResult
 		err  error
 		want Verdict
 		note string
 	}{
-		{RunResult{}, errors.New("podman down"), IE, "checker run: podman down"},
-		{RunResult{Killed: KilledCPULimit, Signal: "SIGKILL"}, nil, CF, "processor time limit exceeded, killed by SIGKILL"},
-		{RunResult{Measure: Measure{MemoryExceeded: true}}, nil, CF, "memory limit exceeded"},
-		{RunResult{Signal: "SIGSEGV"}, nil, CF, "killed by SIGSEGV"},
+		{runner.RunResult{}, errors.New("podman down"), IE, "checker run: podman down"},
+		{runner.RunResult{Killed: runner.KilledCPULimit, Signal: "SIGKILL"}, nil, CF, "processor time limit exceeded, killed by SIGKILL"},
+		{runner.RunResult{Measure: runner.Measure{MemoryExceeded: true}}, nil, CF, "memory limit exceeded"},
+		{runner.RunResult{Signal: "SIGSEGV"}, nil, CF, "killed by SIGSEGV"},
 	}
 	for _, c := range cases {
 		v, note, failed := helperFailed("checker", c.res, c.err)
@@ -75,7 +76,7 @@ func TestHelperFailedIsNeverTheSubmissions(t *testing.T) {
 			t.Errorf("%+v: %s %q %t; want %s with %q", c.res, v, note, failed, c.want, c.note)
 		}
 	}
-	if _, _, failed := helperFailed("checker", RunResult{ExitCode: 1}, nil); failed {
+	if _, _, failed := helperFailed("checker", runner.RunResult{ExitCode: 1}, nil); failed {
 		t.Error("a checker that exited 1 (WA) counted as failed")
 	}
 	for code, want := range map[int32]Verdict{0: AC, 1: WA, 2: PE} {
