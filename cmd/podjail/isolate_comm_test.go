@@ -54,7 +54,7 @@ done
 // under load it did, and CMS aborted the evaluation as a sandbox error).
 func TestIsolateCMSCommunication(t *testing.T) {
 	env := hosttest.Podman(t)
-	const evaluations = 5
+	const evaluations = 3
 	t.Run("in process", func(t *testing.T) { playCommunication(t, env, nil, evaluations) })
 	sock, stop := startService(t, env, "--drain", "2s")
 	t.Run("through the service", func(t *testing.T) {

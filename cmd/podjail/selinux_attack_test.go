@@ -17,6 +17,7 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/policy"
 )
 
 // selinuxAttack is the program of TestSELinuxAttacks's runs:
@@ -178,6 +179,9 @@ func expectDenial(t *testing.T, level, tcontext, why string) {
 // AVC denials at the attacking run's level in the kernel log.
 func TestSELinuxAttacks(t *testing.T) {
 	env := hosttest.SELinux(t)
+	if policy.SELinuxState() != "enforcing" {
+		t.Skip("SELinux is permissive here: it logs what it would deny and denies nothing (the Fedora pass is enforcing)")
+	}
 	root, shared := t.TempDir(), t.TempDir()
 	for _, d := range []string{root, shared} {
 		_ = os.Chmod(d, 0o777)

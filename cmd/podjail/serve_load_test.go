@@ -89,7 +89,7 @@ func TestServeUnderLoad(t *testing.T) {
 	}
 
 	stopSpinning := spin(t, runtime.NumCPU())
-	const clients, runsEach = 3, 6
+	const clients, runsEach = 3, 4
 	var mu sync.Mutex
 	verdicts := map[string]int{}
 	var walls []time.Duration
