@@ -165,9 +165,10 @@ func expectDenial(t *testing.T, level, tcontext, why string) {
 // TestSELinuxAttacks: what SELinux itself denies a run, with the other
 // walls left open on purpose. Two live isolate boxes share a writable
 // directory, as a CMS Communication task's manager and user do (Podman
-// relabels it shared, s0, when each run mounts it):
-//   - a file the first run made there carries its level, and the second
-//     run may not read it (MCS);
+// relabels it shared, s0, when each run mounts it, and what a run makes
+// there is s0 too):
+//   - a file of the other live run's level put there may not be read
+//     (MCS);
 //   - a host file put there with a host label (user_home_t, the caller's
 //     own files) may not be read either (type enforcement);
 //   - a run may not write its read-only input (the mount says EROFS
@@ -195,22 +196,32 @@ func TestSELinuxAttacks(t *testing.T) {
 		return startAttack(t, env, root, append([]string{"--cg", "-b", box, "-s", "-p", "--dir=/shared=" + shared + ":rw",
 			"-w", "600", "--run", "--", testProgram, "selinux-attack"}, args...)...)
 	}
-	// The reader mounts the directory first: the writer's file is made
-	// after, so no relabel of a later mount makes it shared.
+	// Two live runs. A file the writer makes in the shared directory gets
+	// the directory's level (s0: shared, as a Communication task's pipes
+	// must be), so the file of the writer's level is put there by the
+	// test, as the writer's own files are labelled in its private storage.
 	reader := run("62", "read", "/shared/secret")
 	readerLabel := strings.TrimPrefix(reader.next(t), "label ")
-	writer := run("61", "write", "/shared/secret")
+	writer := run("61", "write", "/shared/own")
 	writerLabel := strings.TrimPrefix(writer.next(t), "label ")
 	if l := writer.next(t); l != "written" {
 		t.Fatalf("the writer: %q", l)
 	}
-	secret := filepath.Join(shared, "secret")
-	fileLabel, err := selinux.FileLabel(secret)
-	t.Logf("reader %s, writer %s, the writer's file %s (%v)", readerLabel, writerLabel, fileLabel, err)
-	if levelOf(readerLabel) == levelOf(writerLabel) || levelOf(fileLabel) != levelOf(writerLabel) {
-		t.Fatalf("the two live runs' levels %q and %q, the file's %q: want two levels, the file at the writer's", readerLabel, writerLabel, fileLabel)
+	own, err := selinux.FileLabel(filepath.Join(shared, "own"))
+	t.Logf("reader %s, writer %s; the file the writer made in the shared directory: %s (%v)", readerLabel, writerLabel, own, err)
+	if levelOf(readerLabel) == levelOf(writerLabel) || !strings.Contains(levelOf(writerLabel), ":c") {
+		t.Fatalf("the two live runs' labels %q and %q: want two levels with categories", readerLabel, writerLabel)
 	}
-	expectDenial(t, levelOf(readerLabel), "system_u:object_r:container_file_t:"+levelOf(writerLabel), "TestSELinuxAttacks: reading another live run's file")
+	secret := filepath.Join(shared, "secret")
+	if err := os.WriteFile(secret, []byte("a secret of another run\n"), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	_ = os.Chmod(secret, 0o666)
+	secretLabel := "system_u:object_r:container_file_t:" + levelOf(writerLabel)
+	if err := selinux.SetFileLabel(secret, secretLabel); err != nil {
+		t.Fatalf("label %s %s: %v", secret, secretLabel, err)
+	}
+	expectDenial(t, levelOf(readerLabel), secretLabel, "TestSELinuxAttacks: reading another live run's file")
 	fmt.Fprintln(reader.stdin, "go")
 	got := reader.next(t)
 	if !strings.HasPrefix(got, "denied: ") || !strings.Contains(got, "permission denied") {

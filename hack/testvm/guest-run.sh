@@ -224,7 +224,9 @@ fi
 # service, an isolate box handed back and its pipes.
 fedora_tests='SELinux|^TestHostile|^TestIsolate(ThroughService|HandsTheBoxBack|CommunicationPipes)$|^TestOmegajailThroughService$|^TestServiceUnitsStartBySocket$'
 if [ $fedora = 1 ]; then
-	flags+=(-test.run="$fedora_tests" -test.bench='^$')
+	# (a payload's testflags naming -test.run runs just those)
+	[[ " ${flags[*]} " == *" -test.run="* ]] || flags+=(-test.run="$fedora_tests")
+	flags+=(-test.bench='^$')
 elif [ $selinux = 1 ]; then
 	flags+=(-test.run=SELinux -test.bench='^$')
 fi
