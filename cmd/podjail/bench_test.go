@@ -26,7 +26,7 @@ import (
 func TestPodjailBench(t *testing.T) {
 	env := hosttest.Podman(t)
 	sock, stop := startService(t, env)
-	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "3", "--tests", "6",
+	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
 		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c")
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
