@@ -1,0 +1,174 @@
+package runnertest
+
+// A fake container's life from its start (Runtime.play): what its
+// Program does, under the shim's protocol or without it.
+
+import (
+	"bytes"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/shim"
+)
+
+// play is the container's life from its start.
+func (rt *Runtime) play(c *Container) {
+	p := c.Prog
+	rt.mu.Lock()
+	stdin, stdout, stderr := c.stdin, c.stdout, c.stderr
+	rt.mu.Unlock()
+	dir := ""
+	if c.Spec.CgroupParent != "" {
+		dir = rt.cg.Path(c.Spec.CgroupParent)
+	}
+	report := shim.Report{TimeUs: p.CPU.Microseconds(), UserUs: p.CPU.Microseconds(), PeakBytes: p.Peak, PidsPeak: 1, ExitCode: p.Exit, Signal: p.Signal}
+	killed := func(signal string) {
+		if signal == "KILL" || !c.shimmed { // the container is killed outright
+			c.finish(stderr, 137, nil)
+			return
+		}
+		// SIGTERM to the shim: it kills the program and still reports.
+		report.ExitCode, report.Signal = -1, "SIGKILL"
+		c.finish(stderr, 137, &report)
+	}
+	if c.shimmed {
+		if p.FailStep != "" {
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "fake failure", Step: p.FailStep})
+			return
+		}
+		if dir != "" && p.SetupCPU > 0 {
+			_ = ChargeCPU(dir, p.SetupCPU)
+		}
+		_, _ = io.WriteString(stderr, "shim: setting up\n"+shim.ArmedLine(c.nonce))
+		got := make(chan byte, 1)
+		go func() {
+			var b [1]byte
+			if n, _ := stdin.Read(b[:]); n == 1 {
+				got <- b[0]
+			}
+			close(got)
+		}()
+		select {
+		case b, ok := <-got:
+			if !ok || b != shim.GoByte {
+				c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "no go", Step: shim.StepGo})
+				return
+			}
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if c.shimmed && slices.Contains(c.Spec.Command, "--unpack") {
+		rt.unpack(c)
+	}
+	rt.mu.Lock()
+	rt.goes = append(rt.goes, c.ID)
+	hook := rt.onGo
+	rt.mu.Unlock()
+	if hook != nil {
+		hook(c)
+	}
+	if p.Gate != nil {
+		select {
+		case <-p.Gate:
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.AtGo != nil {
+		q := p.AtGo(c.Spec)
+		p.Stdout, p.Exit = q.Stdout, q.Exit
+		report.ExitCode = q.Exit
+		if q.Files != nil {
+			p.Files = q.Files
+		}
+	}
+	if dir != "" {
+		_ = ChargeCPU(dir, p.CPU)
+		_ = SetPeak(dir, p.Peak+1<<20)
+	}
+	for range max(p.Repeat, 1) {
+		if len(p.Stdout) > 0 && !c.ended.Load() {
+			_, _ = stdout.Write(p.Stdout)
+		}
+	}
+	if len(p.Files) > 0 {
+		rt.mu.Lock()
+		for name, data := range p.Files {
+			c.files[name] = data
+		}
+		rt.mu.Unlock()
+	}
+	if p.Echo {
+		copied := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(stdout, stdin)
+			close(copied)
+		}()
+		select {
+		case <-copied:
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.Expect != nil {
+		got := make(chan []byte, 1)
+		go func() {
+			b := make([]byte, len(p.Expect))
+			n, _ := io.ReadFull(stdin, b)
+			got <- b[:n]
+		}()
+		select {
+		case b := <-got:
+			if !bytes.Equal(b, p.Expect) {
+				report.ExitCode = 1
+			}
+		case sig := <-c.kill:
+			killed(sig)
+			return
+		}
+	}
+	if p.OOMKill {
+		if dir != "" {
+			_ = SetOOMKill(dir)
+		}
+		rt.mu.Lock()
+		c.oom = true
+		rt.mu.Unlock()
+		report.ExitCode, report.Signal, report.OOMKill = -1, "SIGKILL", 1
+	}
+	if p.Hang {
+		killed(<-c.kill)
+		return
+	}
+	if p.NoReport {
+		c.finish(stderr, 137, nil)
+		return
+	}
+	if p.ReportLag > 0 {
+		<-time.After(p.ReportLag)
+	}
+	c.finish(stderr, int32(report.Status()), &report)
+}
+
+// finish ends the container: the report last on its stderr, then its
+// exit, then the end of its attach stream.
+func (c *Container) finish(stderr io.Writer, code int32, rep *shim.Report) {
+	c.end.Do(func() {
+		if rep != nil && c.shimmed {
+			_, _ = stderr.Write(shim.FormatReport(c.nonce, *rep))
+		}
+		c.ended.Store(true)
+		c.exit = code
+		close(c.done)
+	})
+}
+
+// GoodHost is the host the fake runtime reports: one podjail's doctor
+// accepts.
+var GoodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}
