@@ -74,12 +74,20 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 	if err != nil {
 		return s.fail("exec", err)
 	}
+	if req.GetStdin() == pb.StdinFrom_STDIN_FROM_UPLOAD {
+		_ = os.Remove(x.InputPath) // the run is over: nothing more reads it
+	}
 	if err := out.flush(); err != nil {
 		return err
 	}
 	if req.GetStderr() == pb.StderrTo_STDERR_TO_CALLER {
 		if err := sendStderr(stream, x.StderrPath); err != nil {
 			return err
+		}
+		// Gone before the result goes out: a caller that has its result
+		// finds nothing of its run left in the server's directory.
+		if err := os.Remove(x.StderrPath); err != nil {
+			return s.fail("exec", err)
 		}
 	}
 	if err := sendFiles(stream, res.Files); err != nil {
