@@ -135,7 +135,9 @@ func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string, shim
 	// docs/service.md says a judge's box directory must be.
 	boxes := t.TempDir()
 	_ = os.Chmod(boxes, 0o777)
-	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nVolume=%s:%s\nEnvironment=PODJAIL_LOG_LEVEL=debug PODJAIL_LOG_FILE=%s\n",
+	// Metrics on, as docs/service.md's quadlet drop-in turns them on: a
+	// socket in %t/podjail, which the host shares at the same path.
+	dropin := fmt.Sprintf("[Container]\nVolume=%s:%s:ro\nVolume=%s:%s\nEnvironment=PODJAIL_LOG_LEVEL=debug PODJAIL_LOG_FILE=%s\nExec=serve --metrics %%t/podjail/metrics.sock\n",
 		problems, problems, boxes, boxes, serviceLog)
 	if err := os.WriteFile(filepath.Join(dropins, "test.conf"), []byte(dropin), 0o644); err != nil {
 		t.Fatal(err)
@@ -211,6 +213,16 @@ func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string, shim
 	if st := ctl("is-active", "podjail.service"); st != "active" {
 		t.Errorf("podjail.service is %s after the judge: it did not go through it", st)
 	}
+	msock := filepath.Join(filepath.Dir(sandbox.DefaultSocket()), "metrics.sock")
+	m := scrapeMetrics(t, msock)
+	for _, c := range []struct {
+		name, label string
+		want        float64
+	}{{"podjail_judges_total", "verdict=WA", 1}, {"podjail_tests_total", "verdict=WA", 4}, {"podjail_internal_errors_total", "cause=runtime", 0}} {
+		if v := metricValue(m, c.name, c.label); v != c.want {
+			t.Errorf("the containerised service's metrics: %s{%s} = %v, want %v", c.name, c.label, v, c.want)
+		}
+	}
 	labels = isolateThroughQuadlet(t, env, boxes, serviceLog)
 	ps, err := exec.Command("podman", "ps", "--filter", "name=^systemd-podjail$", "--format", "{{.Names}} {{.Image}}").CombinedOutput()
 	t.Logf("the service's container: %s", ps)
@@ -233,6 +245,9 @@ func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string, shim
 	}
 	if _, err := os.Stat(sandbox.DefaultSocket()); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the socket is still there after its unit stopped: %v", err)
+	}
+	if _, err := os.Stat(msock); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the metrics socket is still there after its unit stopped: %v", err)
 	}
 	if left, _ := filepath.Glob(filepath.Join(hostDir, "tmp", "*")); len(left) != 0 {
 		t.Errorf("temporary files left in %s/tmp: %v", hostDir, left)
