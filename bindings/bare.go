@@ -3,6 +3,7 @@ package bindings
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 
 	"github.com/containers/podman/v5/pkg/bindings"
@@ -20,6 +21,17 @@ const BareLabel = "podjail.bench.bare"
 // podjail bench times it as the floor under every run. It gives the
 // command's exit code.
 func (c *Client) BareLifecycle(ctx context.Context, image string, command []string) (int32, error) {
+	return c.bare(ctx, image, command, nil)
+}
+
+// BareAttachedLifecycle is BareLifecycle with the container's stdout
+// attached before the start and copied to out, as podjail attaches to
+// every run: podjail bench's measure of what the attach alone costs.
+func (c *Client) BareAttachedLifecycle(ctx context.Context, image string, command []string, out io.Writer) (int32, error) {
+	return c.bare(ctx, image, command, out)
+}
+
+func (c *Client) bare(ctx context.Context, image string, command []string, out io.Writer) (int32, error) {
 	g := specgen.NewSpecGenerator(image, false)
 	g.Command = command
 	g.Labels = map[string]string{BareLabel: "1"}
@@ -28,7 +40,26 @@ func (c *Client) BareLifecycle(ctx context.Context, image string, command []stri
 	if err != nil {
 		return 0, typed("create a bare container from", image, err)
 	}
-	exit, err := c.startAndWait(ctx, resp.ID)
+	var attached chan error
+	if out != nil {
+		attached = make(chan error, 1)
+		ready := make(chan struct{})
+		go func() { attached <- c.Attach(ctx, resp.ID, nil, out, nil, ready) }()
+		select {
+		case <-ready:
+		case err = <-attached:
+			err = fmt.Errorf("attach to a bare container: %w", err)
+		}
+	}
+	var exit int32
+	if err == nil {
+		exit, err = c.startAndWait(ctx, resp.ID)
+		if attached != nil && err == nil {
+			if aerr := <-attached; aerr != nil {
+				err = fmt.Errorf("attach to a bare container: %w", aerr)
+			}
+		}
+	}
 	if rerr := c.Remove(context.WithoutCancel(ctx), resp.ID); err == nil && rerr != nil {
 		err = fmt.Errorf("remove a bare container: %w", rerr)
 	}

@@ -19,7 +19,6 @@ import (
 
 	"github.com/hashicorp/go-hclog"
 
-	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
@@ -59,6 +58,8 @@ type benchReport struct {
 	// service, each call after a pause. Zero: not measured (no --service).
 	IsolateRun        time.Duration `json:"isolate_run_ns,omitempty"`
 	IsolateRunService time.Duration `json:"isolate_run_service_ns,omitempty"`
+	// Stream is the stdout rate of --stream; nil: not measured.
+	Stream *benchStream `json:"stream,omitempty"`
 	// BuildLang is the language of the timed builds of a trivial program
 	// (--build-lang); BuildInProcess their median in the caller's process,
 	// BuildService through the service, each after a pause (armed ahead
@@ -102,10 +103,14 @@ type benchJudge struct {
 	// same program at the same P (benchFloor), Podman's share that no
 	// setting removes; OverFloor is HostCPU over it, podjail's whole
 	// cost per test as a multiple of Podman's. Zero: not measured.
-	Floor        time.Duration `json:"bare_lifecycle_host_cpu_ns,omitempty"`
-	OverFloor    float64       `json:"host_cpu_over_bare_lifecycle,omitempty"`
-	CriticalFrac float64       `json:"critical_over_podman_run"`
-	WallFrac     float64       `json:"tests_wall_over_sequential_podman_runs"`
+	Floor     time.Duration `json:"bare_lifecycle_host_cpu_ns,omitempty"`
+	OverFloor float64       `json:"host_cpu_over_bare_lifecycle,omitempty"`
+	// FloorAttached is the same bare lifecycle with the container's stdout
+	// attached before the start, as podjail's runs are; less Floor, it is
+	// the attach's own cost. Zero: not measured.
+	FloorAttached time.Duration `json:"bare_attached_lifecycle_host_cpu_ns,omitempty"`
+	CriticalFrac  float64       `json:"critical_over_podman_run"`
+	WallFrac      float64       `json:"tests_wall_over_sequential_podman_runs"`
 }
 
 // benchBurner compares the time a judge charges a CPU burner with the
@@ -132,6 +137,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	podman := fs.String("podman", "podman", "the podman `command` timed as a user runs it")
 	burner := fs.String("burner", "", "`argv` (in the image, space-separated) of a CPU burner judged as 3 tests with P = 1 and P = 2, e.g. \"/tprog burn 1000\"")
 	burnerBare := fs.String("burner-bare", "", "host `path` of the same burner binary, run bare for its rusage")
+	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
+	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
 	buildLang := fs.String("build-lang", "", "`language` (c or cpp) whose build of a trivial program is timed in process and, with --service, through the service")
@@ -151,6 +158,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return fail(exitUsage, errors.New("--tests and --repeat must be at least 1"))
 	case (*burner == "") != (*burnerBare == ""):
 		return fail(exitUsage, errors.New("--burner and --burner-bare go together: the same program in the image and on the host"))
+	case (*stream == "") != (*streamBare == ""):
+		return fail(exitUsage, errors.New("--stream and --stream-bare go together: the same program in the image and on the host"))
 	}
 	shimPath, err := findShim(*shimFlag)
 	if err == nil && shimPath == "" {
@@ -216,8 +225,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		parallels = append(parallels, n)
 	}
 	for _, p := range parallels {
-		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, %d at a time", *tests, *program, p)
-		floor, err := benchFloor(ctx, runner.Runtime, *image, []string{*program}, *tests, p)
+		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, then %d with stdout attached, %d at a time", *tests, *program, *tests, p)
+		floor, floorAttached, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, *tests, p)
 		if err != nil {
 			return fail(exitFailure, err)
 		}
@@ -226,6 +235,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if err != nil {
 			return fail(exitFailure, err)
 		}
+		j.FloorAttached = floorAttached
 		if j.Floor = floor; floor > 0 {
 			j.OverFloor = j.HostCPU.Seconds() / floor.Seconds()
 		}
@@ -252,6 +262,14 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			}
 			rep.Burners = append(rep.Burners, b)
 		}
+	}
+	if *stream != "" {
+		say("running %q once through the runner and bare on the host into a pipe", *stream)
+		st, err := benchStreamRate(ctx, runner, *image, strings.Fields(*stream), *streamBare)
+		if err != nil {
+			return fail(exitFailure, err)
+		}
+		rep.Stream = &st
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -324,43 +342,6 @@ func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []
 	j.Fired = fired[len(fired)/2]
 	j.TestsPerSec = float64(j.Tests) / res.TestsWall.Seconds()
 	return j, nil
-}
-
-// benchFloor runs n bare REST lifecycles of argv (bindings.BareLifecycle:
-// nothing of podjail's), parallel at a time, and gives the host's processor
-// time per lifecycle (/proc/stat, as a judge's HostCPU). 0 when the host's
-// time cannot be read or the runtime is not Podman's client.
-func benchFloor(ctx context.Context, rt bindings.Runtime, image string, argv []string, n, parallel int) (time.Duration, error) {
-	c, ok := rt.(*bindings.Client)
-	cpu0 := hostCPU()
-	if !ok || cpu0 < 0 {
-		return 0, nil
-	}
-	jobs := make(chan struct{}, n)
-	for range n {
-		jobs <- struct{}{}
-	}
-	close(jobs)
-	errs := make(chan error, parallel)
-	for range parallel {
-		go func() {
-			for range jobs {
-				if code, err := c.BareLifecycle(ctx, image, argv); err != nil || code != 0 {
-					errs <- fmt.Errorf("a bare lifecycle of %s: exit %d, %v", strings.Join(argv, " "), code, err)
-					return
-				}
-			}
-			errs <- nil
-		}()
-	}
-	var err error
-	for range parallel {
-		err = errors.Join(err, <-errs)
-	}
-	if err != nil {
-		return 0, err
-	}
-	return (hostCPU() - cpu0) / time.Duration(n), nil
 }
 
 // judgeTrivial judges n tests of an empty input and answer, each running
@@ -484,10 +465,15 @@ func printBench(w io.Writer, r benchReport) {
 		if j.Floor > 0 {
 			fmt.Fprintf(w, "  bare REST lifecycle, same P   %10s  host CPU per test %.2f × it (Podman's own work: the floor)\n", ms(j.Floor), j.OverFloor)
 		}
+		if j.Floor > 0 && j.FloorAttached > 0 {
+			fmt.Fprintf(w, "  the same, stdout attached     %10s  the attach %+.1f ms, %.2f × the floor\n", ms(j.FloorAttached),
+				float64((j.FloorAttached-j.Floor).Microseconds())/1000, j.FloorAttached.Seconds()/j.Floor.Seconds())
+		}
 		for _, c := range j.Top {
 			fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
 		}
 	}
+	printStream(w, r.Stream)
 	for _, b := range r.Burners {
 		parts := make([]string, len(b.Reported))
 		for i, x := range b.Reported {

@@ -20,14 +20,17 @@ import (
 // reaching a running `podjail serve`, `podjail run` through it (first,
 // back to back, after a pause), `isolate --run` through the isolate front
 // in process and through it, and a C build in process, through it and as
-// a front asks it (omegajail's compile). The targets are read from its
+// a front asks it (omegajail's compile), the bare lifecycle again with
+// stdout attached (the attach's own cost), and a 64 MiB stdout's rate
+// through the runner against a bare pipe's. The targets are read from its
 // output, never asserted on time; what is asserted is that it ran and
 // every judge it made was AC (bench fails otherwise).
 func TestPodjailBench(t *testing.T) {
 	env := hosttest.Podman(t)
 	sock, stop := startService(t, env)
 	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
-		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c")
+		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
+		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"))
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")
@@ -37,6 +40,12 @@ func TestPodjailBench(t *testing.T) {
 	}
 	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
 		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
+	}
+	if strings.Count(r.stdout, "the same, stdout attached") < 1 {
+		t.Error("the bench did not time the bare lifecycle with stdout attached (the attach's own cost)")
+	}
+	if !strings.Contains(r.stdout, "stdout of 64 MiB: the runner read it at") {
+		t.Error("the bench did not compare a 64 MiB stdout's rate with a bare pipe's")
 	}
 	if !strings.Contains(r.stdout, "as a front through the service") {
 		t.Error("the bench did not time a build as a front asks it of the service")

@@ -11,6 +11,8 @@
  *                      100 ms from 1 s on, then exit 0 at once
  *   tprog forge        print a forged report line on stdout, try to write
  *                      one to the shim's stderr through /proc, exit 0
+ *   tprog write MB     write MB MiB of 'x' to stdout in 64 KiB writes, exit 0
+ *                      (the bench's stdout rate)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -94,6 +96,20 @@ static int forge(void) {
 	return 0;
 }
 
+static int writeout(long mb) {
+	static char buf[64 << 10];
+	memset(buf, 'x', sizeof buf);
+	for (long left = mb << 20; left > 0;) {
+		ssize_t w = write(1, buf, left < (long)sizeof buf ? left : (long)sizeof buf);
+		if (w < 0) {
+			if (errno == EINTR) continue;
+			return 1;
+		}
+		left -= w;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv) {
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -104,6 +120,7 @@ int main(int argc, char **argv) {
 	if (!strcmp(argv[1], "childoom")) return childoom(n);
 	if (!strcmp(argv[1], "daemon")) return daemonize();
 	if (!strcmp(argv[1], "forge")) return forge();
+	if (!strcmp(argv[1], "write")) return writeout(n);
 	fprintf(stderr, "tprog: unknown mode %s\n", argv[1]);
 	return 2;
 }
