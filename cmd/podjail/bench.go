@@ -141,6 +141,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
 	buildLang := fs.String("build-lang", "", "`language` (c or cpp) whose build of a trivial program is timed in process and, with --service, through the service")
 	service := fs.String("service", "", "Unix socket `path` of a running podjail service: also time reaching it against setting up a runner in process")
 	if err := fs.Parse(args); err != nil {
@@ -223,6 +224,13 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	parallels := []int{1}
 	if n := len(runner.Cores); n > 1 {
 		parallels = append(parallels, n)
+	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return fail(exitUsage, err)
+		}
+		defer stop()
 	}
 	for _, p := range parallels {
 		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, then %d with stdout attached, %d at a time", *tests, *program, *tests, p)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,7 +31,7 @@ func TestPodjailBench(t *testing.T) {
 	sock, stop := startService(t, env)
 	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
 		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
-		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"))
+		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env))
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")
@@ -81,4 +82,19 @@ func TestTopCgroupsLeafMost(t *testing.T) {
 	if hostCPU() <= 0 {
 		t.Error("no processor time read from /proc/stat")
 	}
+}
+
+// benchProfile is where the bench's CPU profile goes: the VM's output
+// directory when there is one (PODJAIL_OUT, brought back to the host for
+// go tool pprof), else the test's own.
+func benchProfile(t *testing.T, env hosttest.Env) string {
+	dir := os.Getenv("PODJAIL_OUT")
+	if dir == "" {
+		dir = t.TempDir()
+	}
+	mode := "root"
+	if env.Rootless {
+		mode = "rootless"
+	}
+	return filepath.Join(dir, "bench-"+mode+".pprof")
 }
