@@ -174,8 +174,30 @@ func (c *Client) Attach(ctx context.Context, id string, stdin io.Reader, stdout,
 		}
 	}()
 	defer close(bridge)
-	err = containers.Attach(callContext{Context: ctx, conn: conn}, id, stdin, stdout, stderr, bridge, nil)
+	err = containers.Attach(callContext{Context: ctx, conn: conn}, id, boxReader(stdin), boxWriter(stdout), boxWriter(stderr), bridge, nil)
 	return typed("attach to", id, err)
+}
+
+// Podman's Attach tells an absent stream by reflect.Value.IsNil, which
+// panics on one that is not a pointer (io.Discard): each stream given goes
+// to it behind a pointer.
+type (
+	boxedReader struct{ io.Reader }
+	boxedWriter struct{ io.Writer }
+)
+
+func boxReader(r io.Reader) io.Reader {
+	if r == nil {
+		return nil
+	}
+	return &boxedReader{r}
+}
+
+func boxWriter(w io.Writer) io.Writer {
+	if w == nil {
+		return nil
+	}
+	return &boxedWriter{w}
 }
 
 // closeIdle returns a function that closes the idle connections of conn's
