@@ -16,6 +16,10 @@ const InputPath = "/run/podjail/input"
 // read-write.
 const StderrPath = "/run/podjail/stderr"
 
+// ControlPath is where a run's control pipe (a FIFO the shim takes as its
+// stdin: the go, then the program's streamed input) is bind-mounted.
+const ControlPath = "/run/podjail/control"
+
 // ShimPath is where the shim binary is bind-mounted, read-only.
 const ShimPath = "/run/podjail/shim"
 
@@ -54,6 +58,9 @@ type Spec struct {
 	// Stdin keeps the container's stdin open for Attach. Zero value: the
 	// program's stdin is empty.
 	Stdin bool
+	// ControlPipe is a host FIFO bind-mounted at ControlPath, which the
+	// shim opens for reading. Zero value: no such mount.
+	ControlPipe string
 
 	// ShimFile is the host's shim binary, bind-mounted read-only at
 	// ShimPath. Zero value: no shim mount.
@@ -197,6 +204,14 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Destination: InputPath,
 			Type:        "bind",
 			Source:      s.InputFile,
+			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
+		})
+	}
+	if s.ControlPipe != "" {
+		g.Mounts = append(g.Mounts, spec.Mount{
+			Destination: ControlPath,
+			Type:        "bind",
+			Source:      s.ControlPipe,
 			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
 		})
 	}

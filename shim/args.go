@@ -26,6 +26,10 @@ type Config struct {
 	Env            []string // the program's environment: DefaultEnv then each --env
 	Argv           []string // program path (absolute) and its arguments
 	Armed          bool     // wait for the runner's go before starting the program
+	// Control is the runner's control pipe (a FIFO), which the shim opens
+	// and makes its fd 0 before anything reads it: the go, then for
+	// --stdin - the program's stdin. "": fd 0 stays the container's stdin.
+	Control string
 	// Unpack: the input file is a Pack stream, written into the working
 	// directory before the program starts (after the go), whose stdin is
 	// then /dev/null.
@@ -65,7 +69,7 @@ func CheckTasks(tasks string) error {
 
 // ParseArgs parses args (without argv[0]):
 //
-//	--memory BYTES --pids N [--armed] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
+//	--memory BYTES --pids N [--armed] [--control PATH] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
 //	[--env NAME=VALUE]... [--hand-back DIR]... [--tasks threads|none] -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
@@ -95,7 +99,7 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {
-		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks":
+		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks", "--control":
 		default:
 			return c, fmt.Errorf("unknown argument %q", a)
 		}
@@ -119,6 +123,11 @@ func ParseArgs(args []string) (Config, error) {
 				err = fmt.Errorf("--stdin %q is not an absolute path", val)
 			}
 			c.Stdin = val
+		case "--control":
+			if !filepath.IsAbs(val) {
+				err = fmt.Errorf("--control %q is not an absolute path", val)
+			}
+			c.Control = val
 		case "--stderr":
 			if !filepath.IsAbs(val) {
 				err = fmt.Errorf("--stderr %q is not an absolute path", val)
@@ -190,5 +199,5 @@ func addEnv(env *[]string, kv string) error {
 }
 
 // StdinInherit as --stdin gives the program the shim's own stdin (the
-// container's, which the runner feeds through attach: interactive runs).
+// control pipe, or the container's stdin without one: interactive runs).
 const StdinInherit = "-"

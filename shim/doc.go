@@ -57,7 +57,9 @@
 //
 // What it does, in order (each failure names one Step):
 //  1. nonce: takes and erases PODJAIL_NONCE.
-//  2. args, fds: parses argv; marks every inherited descriptor above 2 close-on-exec.
+//  2. args, fds: parses argv; with --control PATH, opens the runner's control pipe (a
+//     FIFO) for reading and makes it fd 0 (step "stdin" if it cannot); marks every
+//     inherited descriptor above 2 close-on-exec.
 //  3. stdin: opens the input file.
 //  4. cgroup: reads its cgroup from /proc/self/cgroup ("0::/PATH"), makes PATH/shim and
 //     PATH/program, moves itself into shim/, writes "+memory +pids [+cpu]" to PATH's
@@ -71,9 +73,11 @@
 //  6. go (only with --armed): writes ArmedLine(nonce), "podjail-armed <nonce>\n", on
 //     stderr, then reads exactly one byte from fd 0 with one read(2). GoByte ('g') goes
 //     on; EOF or any other byte ends the shim with a report of step "go" and no program
-//     ever started. fd 0 is the container's stdin, fed through attach: for a run whose
-//     stdin is the input file it carries only the go; for --stdin - the go is its first
-//     byte and the rest is the program's stdin. The runner starts the program's clocks
+//     ever started. fd 0 is the control pipe (the container's stdin, fed through
+//     attach, without --control): for a run whose stdin is the input file it carries
+//     only the go; for --stdin - the go is its first byte and the rest is the program's
+//     stdin. podjail's runner always passes --control: the server of Podman's attach
+//     takes ctrl-p ctrl-q on stdin for its detach keys, which no request turns off. The runner starts the program's clocks
 //     (wall time, deadlines) when it sends the go, so a container can be created,
 //     attached and started ahead of its turn ("armed") and still be used once.
 //  7. nsfilter: on one OS thread of the shim, locked for the purpose and never

@@ -53,6 +53,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperNSGomaxprocs1())
 	case "nsaftermath":
 		os.Exit(helperNSAftermath())
+	case "control":
+		os.Exit(helperControl())
 	default:
 		fmt.Fprintln(os.Stderr, "unknown helper", os.Getenv(helperEnv))
 		os.Exit(2)

@@ -5,6 +5,8 @@ import (
 	"os/signal"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // reapDeadline bounds the wait for killed processes to go.
@@ -40,6 +42,9 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 	cfg, err := ParseArgs(args)
 	if err != nil {
 		return 0, &SetupError{StepArgs, err}
+	}
+	if err := takeControl(cfg.Control); err != nil {
+		return 0, &SetupError{StepStdin, err}
 	}
 	if err := closeInherited(); err != nil {
 		return 0, err
@@ -154,4 +159,21 @@ func openStderr(cfg Config) (*os.File, error) {
 		return nil, &SetupError{StepStderr, err}
 	}
 	return f, nil
+}
+
+// takeControl makes the control pipe at path the shim's fd 0 (os.Stdin),
+// where the go and an interactive program's input come. The runner holds
+// its other end open from before the container starts, so the open does
+// not wait. "" leaves fd 0 as it is.
+func takeControl(path string) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	// Fd puts the pipe in blocking mode: fd 0 is read with plain read(2).
+	return unix.Dup3(int(f.Fd()), 0, 0)
 }

@@ -38,7 +38,7 @@ type Armed struct {
 	parent *cgroupdrv.Parent
 	level  string
 
-	goStdin  *io.PipeWriter // the container's stdin: the go, then StdinStream
+	control  *control // a shimmed run's stdin: the go, then StdinStream
 	out      *capped.Writer
 	stderr   *tailBuffer
 	attached chan error
@@ -87,6 +87,13 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 		a.cleanups = append(a.cleanups, func(context.Context) { stdin.Close() })
 	}
 	a.nonce = spec.Env[shim.NonceEnv]
+	if a.res.Shimmed {
+		if a.control, err = newControl(); err != nil {
+			return nil, MarkHost(err)
+		}
+		a.cleanups = append(a.cleanups, func(context.Context) { a.control.close() })
+		spec.ControlPipe = a.control.path
+	}
 	if err := a.reserveLevel(&spec); err != nil {
 		return nil, err
 	}
@@ -111,14 +118,15 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 			return nil, err
 		}
 	}
-	var in io.Reader = req.StdinStream
-	if stdin != nil {
+	// Without the shim, the input goes through attach; with it, down the
+	// control pipe.
+	var in io.Reader
+	switch {
+	case a.res.Shimmed:
+	case stdin != nil:
 		in = stdin
-	}
-	if a.res.Shimmed {
-		pr, pw := io.Pipe()
-		a.goStdin, in = pw, pr
-		a.cleanups = append(a.cleanups, func(context.Context) { pw.Close() })
+	case req.StdinStream != nil:
+		in = req.StdinStream
 	}
 	actx, cancel := context.WithTimeout(ctx, armTimeout)
 	defer cancel()
@@ -417,16 +425,17 @@ func (a *Armed) sendGo(ctx context.Context) error {
 	if a.early {
 		return nil
 	}
-	if _, err := a.goStdin.Write([]byte{shim.GoByte}); err != nil {
+	if _, err := a.control.f.Write([]byte{shim.GoByte}); err != nil {
 		return fmt.Errorf("send the go to %s: %w", a.res.Container, err)
 	}
 	a.r.log().Debug("go sent", "name", a.res.Container)
 	if a.req.StdinStream == nil {
-		return a.goStdin.Close()
+		a.control.close()
+		return nil
 	}
 	go func() {
-		_, err := io.Copy(a.goStdin, a.req.StdinStream)
-		a.goStdin.CloseWithError(err)
+		_, _ = io.Copy(a.control.f, a.req.StdinStream)
+		a.control.close()
 	}()
 	return nil
 }

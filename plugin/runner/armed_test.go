@@ -70,8 +70,16 @@ func TestRunAcceptedRun(t *testing.T) {
 	if spec.Command[0] != bindings.ShimPath || !slices.Contains(spec.Command, "--armed") || !slices.Equal(spec.Command[len(spec.Command)-3:], []string{"--", "/bin/prog", "arg"}) {
 		t.Errorf("command %q", spec.Command)
 	}
-	if spec.MemoryBytes != 64<<20+shimMemoryHeadroom || spec.ShimFile != r.Shim || !spec.Stdin || spec.CgroupParent == "" || spec.Name != res.Container {
+	if spec.MemoryBytes != 64<<20+shimMemoryHeadroom || spec.ShimFile != r.Shim || spec.Stdin || spec.CgroupParent == "" || spec.Name != res.Container {
 		t.Errorf("spec %+v", spec)
+	}
+	// The go came down the control pipe, not the attach's stdin (Podman's
+	// detach keys), and the pipe is gone with the run.
+	if i := slices.Index(spec.Command, "--control"); i < 0 || spec.Command[i+1] != bindings.ControlPath || spec.ControlPipe == "" {
+		t.Errorf("no control pipe: command %q, pipe %q", spec.Command, spec.ControlPipe)
+	}
+	if _, err := os.Stat(filepath.Dir(spec.ControlPipe)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the control pipe's directory is left after the run: %v", err)
 	}
 	runnertest.AssertNothingLeft(t, rt, cg)
 }

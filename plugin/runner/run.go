@@ -66,7 +66,8 @@ type RunRequest struct {
 	// read-only at bindings.InputPath. Zero value: empty stdin (or
 	// StdinStream).
 	InputFile string
-	// StdinStream is streamed to the program's stdin through attach as
+	// StdinStream is streamed to the program's stdin (down the control
+	// pipe under the shim, through attach without it) as
 	// it runs (an interactor's output). Zero value: InputFile's content.
 	StdinStream io.Reader
 	// Output receives the program's stdout, up to Limits.Output bytes.
@@ -322,7 +323,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 		CPUSet:         req.Limits.CPUSet,
 		InputFile:      req.InputFile,
 		StderrFile:     req.StderrFile,
-		Stdin:          req.StdinStream != nil || r.Shim != "",
+		Stdin:          req.StdinStream != nil && r.Shim == "",
 		Binds:          req.Binds,
 		Writable:       req.Writable,
 		WorkDir:        req.WorkDir,
@@ -357,7 +358,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	spec.Env = map[string]string{shim.NonceEnv: randomHex(16)}
 	spec.MemoryBytes += shimMemoryHeadroom
 	spec.Pids += shimPidsHeadroom
-	cmd := []string{bindings.ShimPath, "--armed",
+	cmd := []string{bindings.ShimPath, "--armed", "--control", bindings.ControlPath,
 		"--memory", strconv.FormatInt(req.Limits.Memory, 10),
 		"--pids", strconv.FormatInt(req.Limits.Pids, 10)}
 	for _, e := range req.Env {

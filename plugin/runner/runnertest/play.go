@@ -6,6 +6,7 @@ package runnertest
 import (
 	"bytes"
 	"io"
+	"os"
 	"slices"
 	"time"
 
@@ -32,6 +33,16 @@ func (rt *Runtime) play(c *Container) {
 		// SIGTERM to the shim: it kills the program and still reports.
 		report.ExitCode, report.Signal = -1, "SIGKILL"
 		c.finish(stderr, 137, &report)
+	}
+	if c.shimmed && c.Spec.ControlPipe != "" {
+		// The shim's stdin is the runner's control pipe (shim --control).
+		f, err := os.OpenFile(c.Spec.ControlPipe, os.O_RDONLY, 0)
+		if err != nil {
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: shim.StepStdin})
+			return
+		}
+		defer f.Close()
+		stdin = f
 	}
 	if c.shimmed {
 		if p.FailStep != "" {

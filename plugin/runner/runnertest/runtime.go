@@ -53,7 +53,8 @@ type Program struct {
 
 // Runtime is a bindings.Runtime whose containers play the shim's
 // protocol: the nonce from spec.Env, the armed line on the attach stderr,
-// one go byte from the attach stdin, the program, the report last. It is
+// one go byte from the control pipe (the attach stdin without one), the
+// program, the report last. It is
 // safe for concurrent use and records what happened. Its Host is GoodHost.
 type Runtime struct {
 	cg *Cgroups // where the parents' files are

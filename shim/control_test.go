@@ -1,0 +1,80 @@
+package shim
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// helperControl takes the control pipe named by $PODJAIL_CONTROL as its fd
+// 0 and copies fd 0 to stdout until EOF.
+func helperControl() int {
+	if err := takeControl(os.Getenv("PODJAIL_CONTROL")); err != nil {
+		os.Stderr.WriteString(err.Error())
+		return 1
+	}
+	os.Stdout.WriteString("armed\n") // as the shim's armed line: the pipe is open
+	if _, err := io.Copy(os.Stdout, os.NewFile(0, "stdin")); err != nil {
+		return 1
+	}
+	return 0
+}
+
+// TestTakeControl: with --control, the shim's fd 0 is the runner's FIFO,
+// held open read-write by the runner from before the start: the shim's
+// open does not wait, every byte comes through as sent (ctrl-p and ctrl-q,
+// which Podman's attach takes for its detach keys, among them), and EOF
+// comes once the runner closes its end.
+func TestTakeControl(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "control")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runner, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Close()
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Env = []string{helperEnv + "=control", "PODJAIL_CONTROL=" + fifo}
+	var errOut bytes.Buffer
+	cmd.Stderr = &errOut
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The runner sends once the shim is armed: by then the shim holds the
+	// pipe, and what is sent outlives the runner's end.
+	out := bufio.NewReader(stdout)
+	if line, err := out.ReadString('\n'); line != "armed\n" {
+		t.Fatalf("helper: %q, %v\n%s", line, err, errOut.String())
+	}
+	sent := []byte{GoByte, 0x10, 0x11, 'x', 0x10, '\n', 0x11}
+	if _, err := runner.Write(sent); err != nil {
+		t.Fatal(err)
+	}
+	runner.Close()
+	got, _ := io.ReadAll(out)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("helper: %v\n%s", err, errOut.String())
+	}
+	if !bytes.Equal(got, sent) {
+		t.Errorf("read %q through the control pipe, want %q", got, sent)
+	}
+	if _, err := ParseArgs([]string{"--memory", "1", "--pids", "1", "--control", "rel", "--", "/p"}); err == nil {
+		t.Error("a relative --control was accepted")
+	}
+	c, err := ParseArgs([]string{"--memory", "1", "--pids", "1", "--control=/run/podjail/control", "--", "/p"})
+	if err != nil || c.Control != "/run/podjail/control" {
+		t.Errorf("--control: %+v, %v", c, err)
+	}
+}
