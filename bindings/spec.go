@@ -20,6 +20,10 @@ const StderrPath = "/run/podjail/stderr"
 // stdin: the go, then the program's streamed input) is bind-mounted.
 const ControlPath = "/run/podjail/control"
 
+// StdoutPath is where a run's stdout pipe (a FIFO the shim gives the
+// program as its stdout, read by the runner on the host) is bind-mounted.
+const StdoutPath = "/run/podjail/stdout"
+
 // ShimPath is where the shim binary is bind-mounted, read-only.
 const ShimPath = "/run/podjail/shim"
 
@@ -61,6 +65,9 @@ type Spec struct {
 	// ControlPipe is a host FIFO bind-mounted at ControlPath, which the
 	// shim opens for reading. Zero value: no such mount.
 	ControlPipe string
+	// StdoutPipe is a host FIFO bind-mounted at StdoutPath, which the shim
+	// opens for writing. Zero value: no such mount.
+	StdoutPipe string
 
 	// ShimFile is the host's shim binary, bind-mounted read-only at
 	// ShimPath. Zero value: no shim mount.
@@ -215,6 +222,14 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
 		})
 	}
+	if s.StdoutPipe != "" {
+		g.Mounts = append(g.Mounts, spec.Mount{
+			Destination: StdoutPath,
+			Type:        "bind",
+			Source:      s.StdoutPipe,
+			Options:     []string{"rw", "nosuid", "nodev", "noexec", "rbind", "z"},
+		})
+	}
 	if s.StderrFile != "" {
 		g.Mounts = append(g.Mounts, spec.Mount{
 			Destination: StderrPath,
@@ -224,7 +239,8 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 		})
 	}
 
-	// No network, no log driver (attach still carries stdout).
+	// No network, no log driver (attach still carries what the pipes do
+	// not: the shim's stderr, a run's stdio without the shim).
 	g.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
 	g.LogConfiguration = &specgen.LogConfig{Driver: "none"}
 

@@ -30,6 +30,10 @@ type Config struct {
 	// and makes its fd 0 before anything reads it: the go, then for
 	// --stdin - the program's stdin. "": fd 0 stays the container's stdin.
 	Control string
+	// Stdout is the runner's stdout pipe (a FIFO), which the shim opens
+	// and makes its fd 1, the program's stdout. "": fd 1 stays the
+	// container's stdout.
+	Stdout string
 	// Unpack: the input file is a Pack stream, written into the working
 	// directory before the program starts (after the go), whose stdin is
 	// then /dev/null.
@@ -69,7 +73,7 @@ func CheckTasks(tasks string) error {
 
 // ParseArgs parses args (without argv[0]):
 //
-//	--memory BYTES --pids N [--armed] [--control PATH] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
+//	--memory BYTES --pids N [--armed] [--control PATH] [--stdout PATH] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
 //	[--env NAME=VALUE]... [--hand-back DIR]... [--tasks threads|none] -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
@@ -99,7 +103,7 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {
-		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks", "--control":
+		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks", "--control", "--stdout":
 		default:
 			return c, fmt.Errorf("unknown argument %q", a)
 		}
@@ -128,6 +132,11 @@ func ParseArgs(args []string) (Config, error) {
 				err = fmt.Errorf("--control %q is not an absolute path", val)
 			}
 			c.Control = val
+		case "--stdout":
+			if !filepath.IsAbs(val) {
+				err = fmt.Errorf("--stdout %q is not an absolute path", val)
+			}
+			c.Stdout = val
 		case "--stderr":
 			if !filepath.IsAbs(val) {
 				err = fmt.Errorf("--stderr %q is not an absolute path", val)

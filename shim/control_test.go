@@ -15,7 +15,7 @@ import (
 // helperControl takes the control pipe named by $PODJAIL_CONTROL as its fd
 // 0 and copies fd 0 to stdout until EOF.
 func helperControl() int {
-	if err := takeControl(os.Getenv("PODJAIL_CONTROL")); err != nil {
+	if err := takePipe(os.Getenv("PODJAIL_CONTROL"), os.O_RDONLY, 0); err != nil {
 		os.Stderr.WriteString(err.Error())
 		return 1
 	}

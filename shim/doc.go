@@ -58,8 +58,9 @@
 // What it does, in order (each failure names one Step):
 //  1. nonce: takes and erases PODJAIL_NONCE.
 //  2. args, fds: parses argv; with --control PATH, opens the runner's control pipe (a
-//     FIFO) for reading and makes it fd 0 (step "stdin" if it cannot); marks every
-//     inherited descriptor above 2 close-on-exec.
+//     FIFO) for reading and makes it fd 0, with --stdout PATH its stdout pipe for
+//     writing and makes it fd 1 (step "stdin" if it cannot); marks every inherited
+//     descriptor above 2 close-on-exec.
 //  3. stdin: opens the input file.
 //  4. cgroup: reads its cgroup from /proc/self/cgroup ("0::/PATH"), makes PATH/shim and
 //     PATH/program, moves itself into shim/, writes "+memory +pids [+cpu]" to PATH's
@@ -101,7 +102,7 @@
 //     started.
 //  8. start: clone3 into program/ (CLONE_INTO_CGROUP) from the locked thread,
 //     setgroups([]), setgid and setuid 65534, exec PROGRAM. fd 0 the input, fd 1 the
-//     shim's stdout, fd 2 /dev/null (or --stderr's file, or the stdout), nothing
+//     shim's stdout (the stdout pipe with --stdout), fd 2 /dev/null (or --stderr's file, or the stdout), nothing
 //     else (the listener is close-on-exec). The shim's report never goes to the
 //     program's fd 2: it is the shim's own stderr, which the program does not hold.
 //  9. wait: wait4 until the program ends, keeping its rusage; orphans re-parented to

@@ -43,7 +43,10 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 	if err != nil {
 		return 0, &SetupError{StepArgs, err}
 	}
-	if err := takeControl(cfg.Control); err != nil {
+	if err := takePipe(cfg.Control, os.O_RDONLY, 0); err != nil {
+		return 0, &SetupError{StepStdin, err}
+	}
+	if err := takePipe(cfg.Stdout, os.O_WRONLY, 1); err != nil {
 		return 0, &SetupError{StepStdin, err}
 	}
 	if err := closeInherited(); err != nil {
@@ -161,19 +164,21 @@ func openStderr(cfg Config) (*os.File, error) {
 	return f, nil
 }
 
-// takeControl makes the control pipe at path the shim's fd 0 (os.Stdin),
-// where the go and an interactive program's input come. The runner holds
-// its other end open from before the container starts, so the open does
-// not wait. "" leaves fd 0 as it is.
-func takeControl(path string) error {
+// takePipe makes the runner's pipe at path the shim's fd: its control pipe
+// as fd 0 (os.Stdin: the go, then an interactive program's input), its
+// stdout pipe as fd 1 (the program's stdout). The runner holds the other
+// end open from before the container starts, so the open does not wait.
+// "" leaves fd as it is.
+func takePipe(path string, flag, fd int) error {
 	if path == "" {
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY, 0)
+	f, err := os.OpenFile(path, flag, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	// Fd puts the pipe in blocking mode: fd 0 is read with plain read(2).
-	return unix.Dup3(int(f.Fd()), 0, 0)
+	// Fd puts the pipe in blocking mode: the fd is used with plain read(2)
+	// and write(2), by the shim and the program alike.
+	return unix.Dup3(int(f.Fd()), fd, 0)
 }

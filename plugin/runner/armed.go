@@ -38,10 +38,11 @@ type Armed struct {
 	parent *cgroupdrv.Parent
 	level  string
 
-	control  *control // a shimmed run's stdin: the go, then StdinStream
+	pipes    *pipes // a shimmed run's stdin (the go, then StdinStream) and stdout
 	out      *capped.Writer
 	stderr   *tailBuffer
 	attached chan error
+	stdout   chan error // the stdout pipe read to its end; nil: not read
 	detach   context.CancelFunc
 	began    time.Time
 	early    bool // the container ended before it was armed (a shim failure)
@@ -88,11 +89,11 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	}
 	a.nonce = spec.Env[shim.NonceEnv]
 	if a.res.Shimmed {
-		if a.control, err = newControl(); err != nil {
+		if a.pipes, err = newPipes(); err != nil {
 			return nil, MarkHost(err)
 		}
-		a.cleanups = append(a.cleanups, func(context.Context) { a.control.close() })
-		spec.ControlPipe = a.control.path
+		a.cleanups = append(a.cleanups, func(context.Context) { a.pipes.close() })
+		spec.ControlPipe, spec.StdoutPipe = a.pipes.controlPath, a.pipes.stdoutPath
 	}
 	if err := a.reserveLevel(&spec); err != nil {
 		return nil, err
@@ -143,6 +144,11 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 	r.log().Debug("container started", "name", a.res.Container, "id", a.id)
 	if err := a.awaitArmed(actx); err != nil {
 		return nil, err
+	}
+	if !a.early {
+		// The shim holds the stdout pipe from before its armed line.
+		a.stdout = make(chan error, 1)
+		go func() { a.stdout <- a.pipes.readStdout(a.out) }()
 	}
 	r.phase(PhaseStart, started)
 	return a, nil
@@ -203,7 +209,11 @@ func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	a.cleanups = append(a.cleanups, func(context.Context) { detach() })
 	ready := make(chan struct{})
 	a.attached = make(chan error, 1)
-	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, a.out, a.stderr, ready) }()
+	var out io.Writer = a.out
+	if a.pipes != nil {
+		out = nil // the stdout pipe's
+	}
+	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, out, a.stderr, ready) }()
 	select {
 	case <-ready:
 		return nil
@@ -425,17 +435,17 @@ func (a *Armed) sendGo(ctx context.Context) error {
 	if a.early {
 		return nil
 	}
-	if _, err := a.control.f.Write([]byte{shim.GoByte}); err != nil {
+	if _, err := a.pipes.control.Write([]byte{shim.GoByte}); err != nil {
 		return fmt.Errorf("send the go to %s: %w", a.res.Container, err)
 	}
 	a.r.log().Debug("go sent", "name", a.res.Container)
 	if a.req.StdinStream == nil {
-		a.control.close()
+		a.pipes.closeControl()
 		return nil
 	}
 	go func() {
-		_, _ = io.Copy(a.control.f, a.req.StdinStream)
-		a.control.close()
+		_, _ = io.Copy(a.pipes.control, a.req.StdinStream)
+		a.pipes.closeControl()
 	}()
 	return nil
 }
@@ -465,18 +475,29 @@ func (a *Armed) watch(running context.Context, start time.Time, base time.Durati
 	}
 }
 
-// drain waits for the attach stream to deliver what is left; it normally
-// ends at once, but is bounded in case the service keeps it open.
+// drain waits for the attach stream and the stdout pipe to deliver what is
+// left; they normally end at once, but are bounded in case the service
+// keeps the stream open.
 func (a *Armed) drain(start time.Time) error {
-	t := time.NewTimer(attachDrainTimeout)
-	defer t.Stop()
+	bound, cancel := context.WithTimeout(context.Background(), attachDrainTimeout)
+	defer cancel()
 	select {
 	case err := <-a.attached:
 		if err != nil {
 			a.r.log().Warn("attach stream ended with an error", "id", a.id, "error", err)
 		}
-	case <-t.C:
+	case <-bound.Done():
 		a.r.log().Warn("attach stream still open after the container stopped", "id", a.id)
+	}
+	if a.stdout != nil {
+		select {
+		case err := <-a.stdout:
+			if err != nil {
+				a.r.log().Warn("reading the stdout pipe failed", "id", a.id, "error", err)
+			}
+		case <-bound.Done():
+			a.r.log().Warn("stdout pipe still open after the container stopped", "id", a.id)
+		}
 	}
 	n, _, dstErr := a.out.Result()
 	a.res.OutputBytes = n

@@ -74,9 +74,13 @@ func TestRunAcceptedRun(t *testing.T) {
 		t.Errorf("spec %+v", spec)
 	}
 	// The go came down the control pipe, not the attach's stdin (Podman's
-	// detach keys), and the pipe is gone with the run.
+	// detach keys), the output up the stdout pipe, and the pipes are gone
+	// with the run.
 	if i := slices.Index(spec.Command, "--control"); i < 0 || spec.Command[i+1] != bindings.ControlPath || spec.ControlPipe == "" {
 		t.Errorf("no control pipe: command %q, pipe %q", spec.Command, spec.ControlPipe)
+	}
+	if i := slices.Index(spec.Command, "--stdout"); i < 0 || spec.Command[i+1] != bindings.StdoutPath || filepath.Dir(spec.StdoutPipe) != filepath.Dir(spec.ControlPipe) {
+		t.Errorf("no stdout pipe: command %q, pipe %q", spec.Command, spec.StdoutPipe)
 	}
 	if _, err := os.Stat(filepath.Dir(spec.ControlPipe)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the control pipe's directory is left after the run: %v", err)

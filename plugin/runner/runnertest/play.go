@@ -44,6 +44,24 @@ func (rt *Runtime) play(c *Container) {
 		defer f.Close()
 		stdin = f
 	}
+	if c.shimmed && c.Spec.StdoutPipe != "" {
+		// The program's stdout is the runner's stdout pipe (shim --stdout).
+		f, err := os.OpenFile(c.Spec.StdoutPipe, os.O_WRONLY, 0)
+		if err != nil {
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: shim.StepStdin})
+			return
+		}
+		defer func() {
+			// What the pipe still held when the report came (LateStdout)
+			// is read after it, and its end comes last.
+			if len(p.LateStdout) > 0 {
+				time.Sleep(p.StreamLag)
+				_, _ = f.Write(p.LateStdout)
+			}
+			f.Close()
+		}()
+		stdout = f
+	}
 	if c.shimmed {
 		if p.FailStep != "" {
 			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: "fake failure", Step: p.FailStep})

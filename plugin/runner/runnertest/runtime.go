@@ -43,7 +43,7 @@ type Program struct {
 	// written) its attach stream ends: Podman's attach lagging behind a
 	// container on a busy host. LateStdout is stdout the stream delivers
 	// only then, after the report (stdout and stderr are separate pipes
-	// to conmon).
+	// to conmon); with a stdout pipe, the pipe delivers it then, and ends.
 	StreamLag  time.Duration
 	LateStdout []byte
 	// ReportLag is how long after the program ended on its own its
@@ -54,7 +54,7 @@ type Program struct {
 // Runtime is a bindings.Runtime whose containers play the shim's
 // protocol: the nonce from spec.Env, the armed line on the attach stderr,
 // one go byte from the control pipe (the attach stdin without one), the
-// program, the report last. It is
+// program (its stdout to the stdout pipe, or the attach), the report last. It is
 // safe for concurrent use and records what happened. Its Host is GoodHost.
 type Runtime struct {
 	cg *Cgroups // where the parents' files are
@@ -220,7 +220,7 @@ func (rt *Runtime) Attach(ctx context.Context, id string, stdin io.Reader, stdou
 			return ctx.Err()
 		}
 	}
-	if len(c.Prog.LateStdout) > 0 {
+	if len(c.Prog.LateStdout) > 0 && c.Spec.StdoutPipe == "" {
 		_, _ = c.stdout.Write(c.Prog.LateStdout)
 	}
 	return nil
