@@ -330,6 +330,18 @@ func TestHostileProcOfShim(t *testing.T) {
 	wantLines(t, out, "open /proc/1/environ: EACCES", "opendir /proc/1/fd: EACCES", "readlink /proc/1/exe: EACCES", "result: blocked")
 }
 
+func TestHostileOpensTheRunsPipes(t *testing.T) {
+	env := hosttest.Podman(t)
+	res, out := runHostile(t, env, hostileFlags(), hostile("pipes"))
+	wantVerdict(t, res, plugin.AC, "")
+	wantLines(t, out,
+		"open /run/podjail/control for reading: EACCES",
+		"open /run/podjail/control for writing: EACCES",
+		"open /run/podjail/stdout for reading: EACCES",
+		"open /run/podjail/stdout for writing: EACCES",
+		"result: blocked")
+}
+
 func TestHostilePtraceShim(t *testing.T) {
 	env := hosttest.Podman(t)
 	res, out := runHostile(t, env, hostileFlags(), hostile("ptrace"))
