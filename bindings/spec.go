@@ -206,37 +206,24 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 			Options:     []string{mode, "nosuid", "nodev", "rbind", "z"},
 		})
 	}
-	if s.InputFile != "" {
-		g.Mounts = append(g.Mounts, spec.Mount{
-			Destination: InputPath,
-			Type:        "bind",
-			Source:      s.InputFile,
-			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
-		})
-	}
-	if s.ControlPipe != "" {
-		g.Mounts = append(g.Mounts, spec.Mount{
-			Destination: ControlPath,
-			Type:        "bind",
-			Source:      s.ControlPipe,
-			Options:     []string{"ro", "nosuid", "nodev", "noexec", "rbind", "z"},
-		})
-	}
-	if s.StdoutPipe != "" {
-		g.Mounts = append(g.Mounts, spec.Mount{
-			Destination: StdoutPath,
-			Type:        "bind",
-			Source:      s.StdoutPipe,
-			Options:     []string{"rw", "nosuid", "nodev", "noexec", "rbind", "z"},
-		})
-	}
-	if s.StderrFile != "" {
-		g.Mounts = append(g.Mounts, spec.Mount{
-			Destination: StderrPath,
-			Type:        "bind",
-			Source:      s.StderrFile,
-			Options:     []string{"rw", "nosuid", "nodev", "noexec", "rbind", "z"},
-		})
+	// The run's own files, one each, none executable: the input, the
+	// pipes of its stdio, the caller's stderr file.
+	for _, f := range []struct {
+		source, destination, mode string
+	}{
+		{s.InputFile, InputPath, "ro"},
+		{s.ControlPipe, ControlPath, "ro"},
+		{s.StdoutPipe, StdoutPath, "rw"},
+		{s.StderrFile, StderrPath, "rw"},
+	} {
+		if f.source != "" {
+			g.Mounts = append(g.Mounts, spec.Mount{
+				Destination: f.destination,
+				Type:        "bind",
+				Source:      f.source,
+				Options:     []string{f.mode, "nosuid", "nodev", "noexec", "rbind", "z"},
+			})
+		}
 	}
 
 	// No network, no log driver (attach still carries what the pipes do
