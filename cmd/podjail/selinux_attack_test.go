@@ -146,15 +146,17 @@ func (a *attackRun) end(t *testing.T) int {
 }
 
 // expectDenial records a denial the test provokes, for the pass's check
-// that every AVC denial of the boot is explained (guest-run.sh): the
-// subject's level and the target context.
+// that every AVC denial of the boot is explained (guest-run.sh, which reads
+// every avc-provoked-UID.txt): the subject's level and the target context.
 func expectDenial(t *testing.T, level, tcontext, why string) {
 	t.Helper()
 	out := os.Getenv("PODJAIL_OUT")
 	if out == "" {
 		return
 	}
-	f, err := os.OpenFile(filepath.Join(out, "avc-expected.txt"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o666)
+	// A file per pass: the rootful and rootless passes run at once, and
+	// the one made first would be the other's to append to (umask 022).
+	f, err := os.OpenFile(filepath.Join(out, fmt.Sprintf("avc-provoked-%d.txt", os.Getuid())), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		t.Fatal(err)
 	}
