@@ -59,7 +59,7 @@
 //  1. nonce: takes and erases PODJAIL_NONCE.
 //  2. args, fds: parses argv; with --control PATH, opens the runner's control pipe (a
 //     FIFO) for reading and makes it fd 0, with --stdout PATH its stdout pipe for
-//     writing and makes it fd 1 (step "stdin" if it cannot); marks every inherited
+//     writing and makes it fd 1 (step "stdin", "stdout" if it cannot); marks every inherited
 //     descriptor above 2 close-on-exec.
 //  3. stdin: opens the input file.
 //  4. cgroup: reads its cgroup from /proc/self/cgroup ("0::/PATH"), makes PATH/shim and

@@ -24,7 +24,8 @@ const (
 	StepNonce    Step = "nonce"    // reading and erasing PODJAIL_NONCE
 	StepArgs     Step = "args"     // parsing the command line
 	StepFDs      Step = "fds"      // marking inherited descriptors close-on-exec
-	StepStdin    Step = "stdin"    // opening the input file
+	StepStdin    Step = "stdin"    // opening the input file, or the runner's control pipe
+	StepStdout   Step = "stdout"   // opening the runner's stdout pipe
 	StepStderr   Step = "stderr"   // opening the file the program's stderr goes to
 	StepCgroup   Step = "cgroup"   // making the two cgroups and setting limits
 	StepProbe    Step = "probe"    // proving 65534:65534 cannot regain root

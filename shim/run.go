@@ -47,7 +47,7 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 		return 0, &SetupError{StepStdin, err}
 	}
 	if err := takePipe(cfg.Stdout, os.O_WRONLY, 1); err != nil {
-		return 0, &SetupError{StepStdin, err}
+		return 0, &SetupError{StepStdout, err}
 	}
 	if err := closeInherited(); err != nil {
 		return 0, err
