@@ -154,6 +154,23 @@ else
 	echo "== testvm: results in $(cd "$outdir" && pwd)"
 fi
 
+# The failing tests' own output last, where a truncated CI log still shows it:
+# each top-level failure's block (=== RUN to --- FAIL), its last 30 lines.
+if [ -s "$out/summary.txt" ]; then
+	while read -r res name mode _; do
+		[ "$res" = FAIL ] && [ -f "$out/$name.$mode.log" ] || continue
+		for t in $(sed -n 's/^--- FAIL: \([^ ]*\) .*/\1/p' "$out/$name.$mode.log"); do
+			echo "== testvm: $name $mode: $t failed:"
+			awk -v t="$t" '$0 == "=== RUN   " t {on = 1; n = 0}
+				on {buf[n++ % 30] = $0}
+				on && index($0, "--- FAIL: " t " ") == 1 {
+					for (i = (n > 30 ? n - 30 : 0); i < n; i++) print buf[i % 30]; exit}' \
+				"$out/$name.$mode.log"
+		done
+		grep -m5 '^panic:\|test timed out' "$out/$name.$mode.log" || true
+	done <"$out/summary.txt"
+fi
+
 if [ ${#problems[@]} -gt 0 ]; then
 	printf '== testvm: FAILED: %s\n' "${problems[@]}"
 	exit 1
