@@ -4,6 +4,9 @@
 # deriving it from build.sh's image first if it is not cached.
 #
 #   dir=$(bash hack/testvm/build-fedora-selinux.sh)   # progress on stderr; stdout: the directory
+#   bash hack/testvm/build-fedora-selinux.sh --policy  # only the policy (cached), which needs
+#                                                     # no base image: make test builds it
+#                                                     # while build.sh builds that image
 #
 # The directory ($PODJAIL_TESTVM_CACHE/fedora-selinux-<hash>) holds disk.img, vmlinuz,
 # initrd.img (run.sh boots it with PODJAIL_TESTVM_IMAGE=<dir>) and build records. <hash>
@@ -36,20 +39,28 @@ is_ready() { [ -f "$1/ready" ] && [ -s "$1/disk.img" ] && [ -s "$1/vmlinuz" ] &&
 [ -f "$src/SHA256SUMS" ] || die "no $src/SHA256SUMS: set PODJAIL_SELINUX_FEDORA_SRC to the directory of Fedora's policy tarballs"
 src=$(cd "$src" && pwd)
 
-base=$(bash "$here/build.sh" | tail -n1)
-is_ready "$base" || die "build.sh gave no image"
-base_hash=$(basename "$base")
+policy_only=0 base_hash=
+[ "${1:-}" = --policy ] && policy_only=1
 hash16() { sha256sum | cut -c1-16; }
 policy_key=$( (cat "$src/SHA256SUMS" "$fs/policy.sh") | hash16)
+policy=$cache_root/fedora-policy-$policy_key
+if [ $policy_only = 1 ] && [ -f "$policy/ready" ]; then
+	echo "$policy" >&3
+	exit 0
+fi
+if [ $policy_only = 0 ]; then
+	base=$(bash "$here/build.sh" | tail -n1)
+	is_ready "$base" || die "build.sh gave no image"
+	base_hash=$(basename "$base")
+fi
 image_key=$( (echo "base $base_hash" && cat "$src/SHA256SUMS" "$here/build-fedora-selinux.sh" &&
 	cd "$fs" && sha256sum $(ls | sort)) | hash16)
-policy=$cache_root/fedora-policy-$policy_key
 dir=$cache_root/fedora-selinux-$image_key
-if is_ready "$dir"; then
+if [ $policy_only = 0 ] && is_ready "$dir"; then
 	echo "$dir" >&3
 	exit 0
 fi
-[ "$(id -u)" = 0 ] || die "image fedora-selinux-$image_key is not in $cache_root; building it needs root: sudo bash $0"
+[ "$(id -u)" = 0 ] || die "fedora-policy-$policy_key or fedora-selinux-$image_key is not in $cache_root; building it needs root: sudo bash $0"
 
 # --- host deps: the policy build's tools
 missing=()
@@ -85,6 +96,10 @@ if [ ! -f "$policy/ready" ]; then
 fi
 step "policy: $policy ($(sed -n 's/^total //p' "$policy/build-times.txt") to build)"
 exec 9>&-
+if [ $policy_only = 1 ]; then
+	echo "$policy" >&3
+	exit 0
+fi
 
 # --- the image: a sparse copy of the base image, the policy installed and the files labelled
 exec 9>"$cache_root/.lock-fedora-selinux-$image_key"
