@@ -116,10 +116,17 @@ func TestFaultPodmanRestartMidJudge(t *testing.T) {
 }
 
 // TestFaultPodmanRestartMidBuild restarts the Podman service while the
-// submission builds: a "compiler" that sleeps 20 s in the C image, so
+// submission builds: a "compiler" that sleeps 10 s in the C image, so
 // that the build is in flight for certain once the runner sent it the go
 // (its debug log says so). The judge is IE naming Podman, never CE, no
 // test runs, and once Podman is back nothing of the build is left.
+//
+// The sleep need only outlast Podman's stop, which cuts the attach stream
+// about 2 s after the go (TestFaultPodmanRestartMidJudge's 4 s nap loses
+// its report the same way), so that the shim's report never comes: 10 s
+// leave a wide margin. Podman's wait on the container is still answered
+// when the sleep ends (the VM's logs: 21.4 s after the go with 20 s), and
+// only then is the judge IE: a longer sleep only costs time.
 func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	env := hosttest.Podman(t)
 	c, err := lang.Default().Lookup("c11")
@@ -128,7 +135,7 @@ func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	}
 	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0"})
 	slow := fmt.Sprintf("slowbuild:\n  build_image: %s\n  run_image: %s\n  source: prog.exec\n"+
-		"  compile: [/usr/bin/sleep, \"20\"]\n  artefacts: [prog.exec]\n  run: [%s, exec-input]\n", c.BuildImage, env.Image, testProgram)
+		"  compile: [/usr/bin/sleep, \"10\"]\n  artefacts: [prog.exec]\n  run: [%s, exec-input]\n", c.BuildImage, env.Image, testProgram)
 	data, err := os.ReadFile(langs)
 	if err == nil {
 		err = os.WriteFile(langs, append(data, slow...), 0o644)

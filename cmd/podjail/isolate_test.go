@@ -92,7 +92,7 @@ func replayCMS(t *testing.T, env hosttest.Env, extra []string) {
 	for _, d := range []string{root, outer, home} {
 		_ = os.Chmod(d, 0o777)
 	}
-	files := map[string]string{"batch.cpp": aPlusBCpp, "input.txt": "19 23\n"}
+	files := map[string]string{"batch.cpp": aPlusBCstdio, "input.txt": "19 23\n"}
 	for name, data := range files {
 		if err := os.WriteFile(filepath.Join(home, name), []byte(data), 0o666); err != nil {
 			t.Fatal(err)
@@ -173,7 +173,7 @@ func replayJudge0(t *testing.T, env hosttest.Env, extra []string) {
 		t.Fatalf("init: exit %d", r.code)
 	}
 	files := map[string]string{
-		"main.cpp":   aPlusBCpp,
+		"main.cpp":   aPlusBCstdio,
 		"compile.sh": "/usr/bin/g++ -O2 -static -o a.out main.cpp\n",
 		"run.sh":     "./a.out\n",
 		"spin.sh":    "while :; do :; done\n",

@@ -17,9 +17,10 @@ import (
 
 // TestPluginJudgesEndToEnd loads the real podjail-plugin binary the way a
 // Go judge does, compiles and runs once, execs a command of the test image,
-// then judges the A+B example with the results of each test streamed as it
-// finishes: with its own runner, and passing every call on to a podjail
-// service ($PODJAIL_SERVICE), with the same results.
+// then judges a plain two-test A+B problem (no checker: the example's
+// checker build is TestJudgeExampleAPlusB's) with the results of each test
+// streamed as it finishes: with its own runner, and passing every call on
+// to a podjail service ($PODJAIL_SERVICE), with the same results.
 func TestPluginJudgesEndToEnd(t *testing.T) {
 	env := hosttest.Podman(t)
 	t.Run("own runner", func(t *testing.T) {
@@ -67,8 +68,7 @@ func pluginEndToEnd(t *testing.T, env hosttest.Env) string {
 	}
 	t.Logf("capabilities: %+v", caps)
 
-	dir := filepath.Join(problems, "aplusb")
-	src, err := os.ReadFile(filepath.Join(dir, "solutions", "accepted.c"))
+	src, err := os.ReadFile(filepath.Join(problems, "aplusb", "solutions", "accepted.c"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +89,13 @@ func pluginEndToEnd(t *testing.T, env hosttest.Env) string {
 		t.Fatalf("exec: %+v, %v; want exit code 3 and the container's name", x, err)
 	}
 
+	dir := writeProblemFiles(t, map[string]string{
+		"problem.yaml": "name: A plus B\ntime_limit: 1\nmemory_limit: 64M\n",
+		"tests/1.in":   "19 23\n",
+		"tests/1.ans":  "42\n",
+		"tests/2.in":   "-1000000007 999999999\n",
+		"tests/2.ans":  "-8\n",
+	})
 	var streamed []string
 	res, err := sb.Judge(ctx, sandbox.JudgeRequest{ProblemDir: dir, Language: "c11", Source: src}, func(tr sandbox.TestResult) {
 		t.Logf("streamed [%d/%d] %s %s %.3f s", tr.Index, tr.Total, tr.Name, tr.Verdict, tr.Time.Seconds())
@@ -97,8 +104,8 @@ func pluginEndToEnd(t *testing.T, env hosttest.Env) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != sandbox.Verdict("AC") || len(streamed) != 4 {
-		t.Fatalf("verdict %s (%s), %d tests streamed; want AC and 4", res.Verdict, res.Note, len(streamed))
+	if res.Verdict != sandbox.Verdict("AC") || len(streamed) != 2 {
+		t.Fatalf("verdict %s (%s), %d tests streamed; want AC and 2", res.Verdict, res.Note, len(streamed))
 	}
 	kill()
 	return pluginLog.String()

@@ -30,9 +30,11 @@ import (
 // plus a drop-in mounting the example problems at their own path, and has
 // quadlet's generator check them (--dryrun). Then only the socket is
 // started: a connection to it starts the containerised service, which
-// judges the A+B example's wrong.c as podjail does in its own process
-// (TestJudgeExampleAPlusB: WA on the 4 tests). Stopped, the unit ends
-// cleanly, its container is gone, and no run is left.
+// judges the A+B example's wrong.c: WA on the 4 tests, the example's
+// checker built and run as in podjail's own process (TestJudgeExampleAPlusB
+// judges accepted.c and pe.c with it; wrong.c is judged here only).
+// Stopped, the unit ends cleanly, its container is gone, and no run is
+// left.
 func TestQuadletServiceJudges(t *testing.T) {
 	_, _ = quadletServiceJudges(t, hosttest.Podman(t))
 }
@@ -188,9 +190,10 @@ func quadletServiceJudges(t *testing.T, env hosttest.Env) (labels []string, shim
 	}
 	t.Logf("the socket-activated service answered after %v", time.Since(began).Round(time.Millisecond))
 
-	// One judge through it: wrong.c is WA on every test of the four, as in
-	// process (TestJudgeExampleAPlusB), its output read and checked (the
-	// problem's checker, built too): 43 where 42 is expected. One judge
+	// One judge through it: wrong.c is WA on every test of the four, its
+	// output read and checked by the problem's checker, built too (in
+	// process TestJudgeExampleAPlusB builds it for accepted.c and pe.c;
+	// wrong.c's WA is proved here only): 43 where 42 is expected. One judge
 	// only: the image's build and the service's start already cost most of
 	// the test's time under emulation.
 	dir := filepath.Join(problems, "aplusb")
