@@ -110,58 +110,70 @@ func TestJudgeExampleAPlusB(t *testing.T) {
 	}
 }
 
-// TestJudgeVerdicts reaches each verdict with a real program.
+// verdictTests are the tests of TestJudgeVerdicts: the first word of each
+// input tells testdata/judge/verdicts.c what to do.
+var verdictTests = []struct {
+	name, in string
+	want     plugin.Verdict
+	note     string
+}{
+	{"1-ac", "ac 19 23\n", plugin.AC, ""},
+	{"2-wa", "wa 19 23\n", plugin.WA, `expected "42"`},
+	{"3-spin", "spin 19 23\n", plugin.TLE, "processor ceiling"},
+	{"4-sleep", "sleep 19 23\n", plugin.TLE, "no progress"},
+	{"5-tick", "tick 19 23\n", plugin.TLE, "absolute cap"},
+	{"6-hog", "hog 19 23\n", plugin.MLE, "memory.events"},
+	{"7-flood", "flood 19 23\n", plugin.OLE, "output"},
+	{"8-exit3", "exit3 19 23\n", plugin.RTE, "exit code 3"},
+	{"9-segv", "segv 19 23\n", plugin.RTE, "SIGSEGV"},
+}
+
+// TestJudgeVerdicts reaches each verdict with a real program: one build of
+// verdicts.c judged on a test per verdict, one at a time (as each ran alone
+// in a judge of its own before: a deadline's note is the same either way),
+// and a compile error.
 func TestJudgeVerdicts(t *testing.T) {
 	env := hosttest.Podman(t)
 	_, src := judgeFiles(t, env)
-	plain := writeProblem(t, "")
-	cases := []struct {
-		source string
-		want   plugin.Verdict
-		note   string
-	}{
-		{"aplusb.c", plugin.AC, ""},
-		{"wrong_then_flood.c", plugin.WA, `expected "42"`},
-		{"spin.c", plugin.TLE, "processor ceiling"},
-		{"sleep.c", plugin.TLE, "no progress"},
-		{"tick.c", plugin.TLE, "absolute cap"},
-		{"hog.c", plugin.MLE, "memory.events"},
-		{"flood.c", plugin.OLE, "output"},
-		{"exit3.c", plugin.RTE, "exit code 3"},
-		{"segv.c", plugin.RTE, "SIGSEGV"},
-		{"syntax.c", plugin.CE, "exited with code"},
+	files := map[string]string{"problem.yaml": "name: verdicts\ntime_limit: 0.5\nmemory_limit: 64M\noutput_limit: 1M\n"}
+	for _, vt := range verdictTests {
+		files["tests/"+vt.name+".in"], files["tests/"+vt.name+".ans"] = vt.in, "42\n"
 	}
-	for _, c := range cases {
-		t.Run(c.source, func(t *testing.T) {
-			start := time.Now()
-			res, code := judgeJSON(t, env, plain, filepath.Join(src, c.source))
-			t.Logf("%s: %s (%s) in %v", c.source, res.Verdict, res.Note, time.Since(start))
-			if res.Verdict != c.want || !strings.Contains(res.Note, c.note) {
-				t.Fatalf("verdict %s (%s); want %s with %q", res.Verdict, res.Note, c.want, c.note)
-			}
-			want := exitRejected
-			if c.want == plugin.AC {
-				want = exitOK
-			}
-			if code != want {
-				t.Errorf("exit %d, want %d", code, want)
-			}
-			if c.want == plugin.CE && !strings.Contains(res.Build.Output, "error") {
-				t.Errorf("CE without the compiler's message: %q", res.Build.Output)
-			}
-			if c.want == plugin.WA {
-				// The stop is decided within a second of the first token;
-				// the container's teardown after it is the runtime's
-				// (seconds under emulation), logged beside.
-				run := res.Tests[0].Run
-				stopIn := run.StoppedAt - run.FirstOutput
-				t.Logf("first output at %v, stop decided %v later, container gone %v after the first output, %d bytes crossed",
-					run.FirstOutput, stopIn, run.Wall-run.FirstOutput, run.OutputBytes)
-				if run.FirstOutput == 0 || run.StoppedAt == 0 || stopIn > time.Second || run.OutputBytes > 256<<20 {
-					t.Errorf("wrong answer not stopped early: first output at %v, stop decided %v later, %d bytes", run.FirstOutput, stopIn, run.OutputBytes)
-				}
-			}
-		})
+	start := time.Now()
+	res, code := judgeJSON(t, env, "--parallel", "1", writeProblemFiles(t, files), filepath.Join(src, "verdicts.c"))
+	t.Logf("verdicts.c: %s (%s) in %v", res.Verdict, res.Note, time.Since(start))
+	if !res.Build.OK || len(res.Tests) != len(verdictTests) {
+		t.Fatalf("build ok %v (%s: %s), %d tests judged; want all %d", res.Build.OK, res.Note, res.Build.Output, len(res.Tests), len(verdictTests))
+	}
+	if code != exitRejected {
+		t.Errorf("exit %d, want %d", code, exitRejected)
+	}
+	for i, vt := range verdictTests {
+		tr := res.Tests[i]
+		if tr.Name != vt.name || tr.Verdict != vt.want || !strings.Contains(tr.Note, vt.note) {
+			t.Errorf("test %s: %s (%s); want %s with %q", vt.name, tr.Verdict, tr.Note, vt.want, vt.note)
+		}
+		if vt.want != plugin.WA {
+			continue
+		}
+		// The stop is decided within a second of the first token; the
+		// container's teardown after it is the runtime's (seconds under
+		// emulation), logged beside.
+		run := tr.Run
+		stopIn := run.StoppedAt - run.FirstOutput
+		t.Logf("first output at %v, stop decided %v later, container gone %v after the first output, %d bytes crossed",
+			run.FirstOutput, stopIn, run.Wall-run.FirstOutput, run.OutputBytes)
+		if run.FirstOutput == 0 || run.StoppedAt == 0 || stopIn > time.Second || run.OutputBytes > 256<<20 {
+			t.Errorf("wrong answer not stopped early: first output at %v, stop decided %v later, %d bytes", run.FirstOutput, stopIn, run.OutputBytes)
+		}
+	}
+
+	res, code = judgeJSON(t, env, writeProblem(t, ""), filepath.Join(src, "syntax.c"))
+	if res.Verdict != plugin.CE || !strings.Contains(res.Note, "exited with code") || code != exitRejected {
+		t.Errorf("syntax.c: %s (%s), exit %d; want CE with %q, exit %d", res.Verdict, res.Note, code, "exited with code", exitRejected)
+	}
+	if !strings.Contains(res.Build.Output, "error") {
+		t.Errorf("CE without the compiler's message: %q", res.Build.Output)
 	}
 }
 

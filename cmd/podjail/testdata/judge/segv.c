@@ -1,4 +1,0 @@
-int main(void) {
-	*(volatile int *)0 = 1;
-	return 0;
-}
