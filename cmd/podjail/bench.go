@@ -234,7 +234,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	}
 	for _, p := range parallels {
 		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, then %d with stdout attached, %d at a time", *tests, *program, *tests, p)
-		floor, floorAttached, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, *tests, p)
+		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, *tests, p)
 		if err != nil {
 			return fail(exitFailure, err)
 		}
@@ -243,9 +243,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if err != nil {
 			return fail(exitFailure, err)
 		}
-		j.FloorAttached = floorAttached
-		if j.Floor = floor; floor > 0 {
-			j.OverFloor = j.HostCPU.Seconds() / floor.Seconds()
+		j.FloorAttached = floor.Attached
+		if j.Floor = floor.Bare; j.Floor > 0 {
+			j.OverFloor = j.HostCPU.Seconds() / j.Floor.Seconds()
+			for i, c := range j.Top {
+				j.Top[i].Floor = floor.Cgroups[c.Path]
+			}
 		}
 		j.CriticalFrac = j.Critical.Seconds() / rep.PodmanRun.Seconds()
 		j.WallFrac = j.TestsWall.Seconds() / (float64(j.Tests) * rep.PodmanRun.Seconds())
@@ -477,8 +480,15 @@ func printBench(w io.Writer, r benchReport) {
 			fmt.Fprintf(w, "  the same, stdout attached     %10s  the attach %+.1f ms, %.2f × the floor\n", ms(j.FloorAttached),
 				float64((j.FloorAttached-j.Floor).Microseconds())/1000, j.FloorAttached.Seconds()/j.Floor.Seconds())
 		}
+		if j.Floor > 0 && len(j.Top) > 0 {
+			fmt.Fprintf(w, "    per test, by cgroup: the judge, a bare lifecycle, the difference\n")
+		}
 		for _, c := range j.Top {
-			fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
+			if j.Floor > 0 {
+				fmt.Fprintf(w, "    %10s  %10s  %+9.1f ms  %s\n", ms(c.CPU), ms(c.Floor), float64((c.CPU-c.Floor).Microseconds())/1000, c.Path)
+			} else {
+				fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
+			}
 		}
 	}
 	printStream(w, r.Stream)
@@ -520,6 +530,10 @@ func hostCPU() time.Duration {
 type cgroupCPU struct {
 	Path string        `json:"path"`
 	CPU  time.Duration `json:"cpu_ns"`
+	// Floor is the same cgroup's per bare lifecycle at the same P
+	// (benchFloor.Cgroups): CPU less Floor is podjail's excess there.
+	// Zero: it used none, or the floor was not measured.
+	Floor time.Duration `json:"bare_lifecycle_cpu_ns,omitempty"`
 }
 
 // cgroupUsage reads cpu.stat usage of the cgroups down to three levels below
@@ -550,7 +564,7 @@ func topCgroups(before, after map[string]time.Duration, n, k int) []cgroupCPU {
 	var all []cgroupCPU
 	for p, v := range after {
 		if d := v - before[p]; d > 0 {
-			all = append(all, cgroupCPU{p, d / time.Duration(n)})
+			all = append(all, cgroupCPU{Path: p, CPU: d / time.Duration(n)})
 		}
 	}
 	slices.SortFunc(all, func(a, b cgroupCPU) int { return int(b.CPU - a.CPU) })

@@ -12,23 +12,47 @@ import (
 	"github.com/podjail/podjail/bindings"
 )
 
-// benchFloors times n bare REST lifecycles of argv (bindings.BareLifecycle:
-// nothing of podjail's), then n with stdout attached
-// (bindings.BareAttachedLifecycle), parallel at a time, and gives the
-// host's processor time per lifecycle of each (/proc/stat, as a judge's
-// HostCPU). Zeros when the host's time cannot be read or the runtime is not
-// Podman's client.
-func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv []string, n, parallel int) (bare, attached time.Duration, err error) {
+// benchFloor is the bare REST lifecycles' cost, the floor a judge's is
+// compared with. Zero: not measured.
+type benchFloor struct {
+	// Bare is the host's processor time per bare lifecycle
+	// (bindings.BareLifecycle: nothing of podjail's), as a judge's HostCPU
+	// (/proc/stat); Attached the same with stdout attached before the start
+	// (bindings.BareAttachedLifecycle).
+	Bare, Attached time.Duration
+	// Cgroups is each cgroup's processor time per bare lifecycle, read
+	// as a judge's Top is: the component-by-component floor.
+	Cgroups map[string]time.Duration
+}
+
+// benchFloors times n bare REST lifecycles of argv, then n with stdout
+// attached, parallel at a time. Zero when the host's time cannot be read or
+// the runtime is not Podman's client.
+func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv []string, n, parallel int) (benchFloor, error) {
 	c, ok := rt.(*bindings.Client)
 	if !ok || hostCPU() < 0 {
-		return 0, 0, nil
+		return benchFloor{}, nil
 	}
-	bare, err = benchLifecycles(n, parallel, func() (int32, error) { return c.BareLifecycle(ctx, image, argv) })
+	var f benchFloor
+	cg0 := cgroupUsage()
+	bare, err := benchLifecycles(n, parallel, func() (int32, error) { return c.BareLifecycle(ctx, image, argv) })
 	if err != nil {
-		return 0, 0, err
+		return benchFloor{}, err
 	}
-	attached, err = benchLifecycles(n, parallel, func() (int32, error) { return c.BareAttachedLifecycle(ctx, image, argv, io.Discard) })
-	return bare, attached, err
+	f.Bare, f.Cgroups = bare, perRun(cg0, cgroupUsage(), n)
+	f.Attached, err = benchLifecycles(n, parallel, func() (int32, error) { return c.BareAttachedLifecycle(ctx, image, argv, io.Discard) })
+	return f, err
+}
+
+// perRun is each cgroup's processor time between two readings, per run.
+func perRun(before, after map[string]time.Duration, n int) map[string]time.Duration {
+	d := map[string]time.Duration{}
+	for p, v := range after {
+		if v > before[p] {
+			d[p] = (v - before[p]) / time.Duration(n)
+		}
+	}
+	return d
 }
 
 // benchLifecycles runs life n times, parallel at a time, and gives the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -42,6 +43,9 @@ func TestPodjailBench(t *testing.T) {
 	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
 		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
 	}
+	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, a bare lifecycle, the difference") {
+		t.Error("the bench did not compare the judge's cgroups with the bare lifecycle's")
+	}
 	if strings.Count(r.stdout, "the same, stdout attached") < 1 {
 		t.Error("the bench did not time the bare lifecycle with stdout attached (the attach's own cost)")
 	}
@@ -75,12 +79,24 @@ func TestTopCgroupsLeafMost(t *testing.T) {
 	before := map[string]time.Duration{"system.slice": time.Second, "system.slice/podman.service": 0, "init.scope": 0}
 	after := map[string]time.Duration{"system.slice": 5 * time.Second, "system.slice/podman.service": 4 * time.Second, "init.scope": time.Second, "gone": 0}
 	top := topCgroups(before, after, 2, 5)
-	want := []cgroupCPU{{"system.slice/podman.service", 2 * time.Second}, {"init.scope", time.Second / 2}}
+	want := []cgroupCPU{{Path: "system.slice/podman.service", CPU: 2 * time.Second}, {Path: "init.scope", CPU: time.Second / 2}}
 	if !slices.Equal(top, want) {
 		t.Errorf("got %v, want %v", top, want)
 	}
 	if hostCPU() <= 0 {
 		t.Error("no processor time read from /proc/stat")
+	}
+}
+
+// TestPerRunFloorByCgroup: the floor's breakdown is per lifecycle, and a
+// cgroup that used nothing over the loop is not in it.
+func TestPerRunFloorByCgroup(t *testing.T) {
+	before := map[string]time.Duration{"system.slice/podman.service": time.Second, "init.scope": time.Second}
+	after := map[string]time.Duration{"system.slice/podman.service": 7 * time.Second, "init.scope": time.Second, "new": 3 * time.Second}
+	got := perRun(before, after, 3)
+	want := map[string]time.Duration{"system.slice/podman.service": 2 * time.Second, "new": time.Second}
+	if !maps.Equal(got, want) {
+		t.Errorf("got %v, want %v", got, want)
 	}
 }
 
