@@ -14,6 +14,7 @@
 #      PODJAIL_TESTVM_OUT      where out/ is copied (default PAYLOAD_DIR/../testvm-out)
 #      PODJAIL_TESTVM_KEEP=1   keep the temporary share directory
 #      PODJAIL_TESTVM_APPEND   extra kernel command line
+#      PODJAIL_TESTVM_CPU      qemu's -cpu model (default max)
 #      PODJAIL_TESTVM_IMAGE    boot this image directory (disk.img, vmlinuz, initrd.img)
 #                              instead of build.sh's, e.g. build-fedora-selinux.sh's
 #      PODJAIL_TESTVM_CACHE, PODJAIL_TESTVM_MIRROR: see build.sh
@@ -67,7 +68,7 @@ for attempt in 1 2; do
 	# timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
 	# group does not reach: forward those by hand.
 	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu max -smp 2 -m 6144 \
+		-accel tcg,thread=multi -cpu "${PODJAIL_TESTVM_CPU:-max}" -smp 2 -m 6144 \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
 		-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
