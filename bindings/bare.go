@@ -31,12 +31,34 @@ func (c *Client) BareAttachedLifecycle(ctx context.Context, image string, comman
 	return c.bare(ctx, image, command, out)
 }
 
-func (c *Client) bare(ctx context.Context, image string, command []string, out io.Writer) (int32, error) {
+// BareIdle creates and starts a bare container of the image's command,
+// labelled as BareLifecycle's, and leaves it running: podjail bench keeps
+// such containers alive beside its bare lifecycles, as many as a judge
+// keeps armed ahead, to see what Podman's work per container owes to the
+// containers alive. The caller removes it (Remove).
+func (c *Client) BareIdle(ctx context.Context, image string, command []string) (string, error) {
+	resp, err := containers.CreateWithSpec(c.call(ctx), bareSpec(image, command), nil)
+	if err != nil {
+		return "", typed("create a bare container from", image, err)
+	}
+	if err := c.Start(ctx, resp.ID); err != nil {
+		_ = c.Remove(context.WithoutCancel(ctx), resp.ID)
+		return "", fmt.Errorf("start a bare container: %w", err)
+	}
+	return resp.ID, nil
+}
+
+// bareSpec is a bare container: the image's command, no network, labelled.
+func bareSpec(image string, command []string) *specgen.SpecGenerator {
 	g := specgen.NewSpecGenerator(image, false)
 	g.Command = command
 	g.Labels = map[string]string{BareLabel: "1"}
 	g.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
-	resp, err := containers.CreateWithSpec(c.call(ctx), g, nil)
+	return g
+}
+
+func (c *Client) bare(ctx context.Context, image string, command []string, out io.Writer) (int32, error) {
+	resp, err := containers.CreateWithSpec(c.call(ctx), bareSpec(image, command), nil)
 	if err != nil {
 		return 0, typed("create a bare container from", image, err)
 	}

@@ -13,6 +13,10 @@ import (
 // wastes little.
 const lookahead = 2
 
+// Lookahead is how many tests each slot of a judge keeps armed ahead:
+// podjail bench keeps as many containers alive beside its floor.
+const Lookahead = lookahead
+
 // pipeline judges n tests on P slots. Slot w takes tests w, w+P, w+2P...
 // in order, each armed ahead (prepare) while the slot's earlier tests run
 // (run). Results reach emit in the tests' order; when stop says a result

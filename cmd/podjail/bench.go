@@ -109,8 +109,14 @@ type benchJudge struct {
 	// attached before the start, as podjail's runs are; less Floor, it is
 	// the attach's own cost. Zero: not measured.
 	FloorAttached time.Duration `json:"bare_attached_lifecycle_host_cpu_ns,omitempty"`
-	CriticalFrac  float64       `json:"critical_over_podman_run"`
-	WallFrac      float64       `json:"tests_wall_over_sequential_podman_runs"`
+	// FloorAlive is the bare lifecycle again with Alive idle containers
+	// running beside, as many as the judge keeps armed ahead (--idle):
+	// less Floor, what Podman's work per container owes to the containers
+	// alive. Zero: not measured.
+	FloorAlive   time.Duration `json:"bare_lifecycle_alive_host_cpu_ns,omitempty"`
+	Alive        int           `json:"bare_lifecycle_alive,omitempty"`
+	CriticalFrac float64       `json:"critical_over_podman_run"`
+	WallFrac     float64       `json:"tests_wall_over_sequential_podman_runs"`
 }
 
 // benchBurner compares the time a judge charges a CPU burner with the
@@ -139,6 +145,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	burnerBare := fs.String("burner-bare", "", "host `path` of the same burner binary, run bare for its rusage")
 	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
+	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
@@ -234,7 +241,10 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	}
 	for _, p := range parallels {
 		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, then %d with stdout attached, %d at a time", *tests, *program, *tests, p)
-		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, *tests, p)
+		if *idle != "" {
+			say("... then %d more with %d idle containers of %q alive beside", *tests, plugin.Lookahead*p, *idle)
+		}
+		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, strings.Fields(*idle), *tests, p)
 		if err != nil {
 			return fail(exitFailure, err)
 		}
@@ -243,11 +253,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if err != nil {
 			return fail(exitFailure, err)
 		}
-		j.FloorAttached = floor.Attached
+		j.FloorAttached, j.FloorAlive, j.Alive = floor.Attached, floor.Alive, floor.AliveCount
 		if j.Floor = floor.Bare; j.Floor > 0 {
 			j.OverFloor = j.HostCPU.Seconds() / j.Floor.Seconds()
 			for i, c := range j.Top {
-				j.Top[i].Floor = floor.Cgroups[c.Path]
+				j.Top[i].Floor, j.Top[i].FloorAlive = floor.Cgroups[c.Path], floor.AliveCgroups[c.Path]
 			}
 		}
 		j.CriticalFrac = j.Critical.Seconds() / rep.PodmanRun.Seconds()
@@ -480,16 +490,11 @@ func printBench(w io.Writer, r benchReport) {
 			fmt.Fprintf(w, "  the same, stdout attached     %10s  the attach %+.1f ms, %.2f × the floor\n", ms(j.FloorAttached),
 				float64((j.FloorAttached-j.Floor).Microseconds())/1000, j.FloorAttached.Seconds()/j.Floor.Seconds())
 		}
-		if j.Floor > 0 && len(j.Top) > 0 {
-			fmt.Fprintf(w, "    per test, by cgroup: the judge, a bare lifecycle, the difference\n")
+		if j.FloorAlive > 0 {
+			fmt.Fprintf(w, "  the same, %d idle alive beside %10s  %.2f × the floor; host CPU per test %.2f × it\n", j.Alive, ms(j.FloorAlive),
+				j.FloorAlive.Seconds()/j.Floor.Seconds(), j.HostCPU.Seconds()/j.FloorAlive.Seconds())
 		}
-		for _, c := range j.Top {
-			if j.Floor > 0 {
-				fmt.Fprintf(w, "    %10s  %10s  %+9.1f ms  %s\n", ms(c.CPU), ms(c.Floor), float64((c.CPU-c.Floor).Microseconds())/1000, c.Path)
-			} else {
-				fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
-			}
-		}
+		printTop(w, j)
 	}
 	printStream(w, r.Stream)
 	for _, b := range r.Burners {
@@ -498,6 +503,30 @@ func printBench(w io.Writer, r benchReport) {
 			parts[i] = fmt.Sprintf("%.4f", x)
 		}
 		fmt.Fprintf(w, "burner, P = %d: reported/bare rusage (bare %s) %s\n", b.Parallel, ms(b.Bare), strings.Join(parts, " "))
+	}
+}
+
+// printTop lists the cgroups that used most of a judge's host time, per
+// test, each beside the same cgroup's per bare lifecycle (and with idle
+// containers alive, when measured) and the judge's excess over it.
+func printTop(w io.Writer, j benchJudge) {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+	diff := func(a, b time.Duration) string { return fmt.Sprintf("%+.1f ms", float64((a-b).Microseconds())/1000) }
+	switch {
+	case j.Floor == 0:
+		for _, c := range j.Top {
+			fmt.Fprintf(w, "    %10s  %s\n", ms(c.CPU), c.Path)
+		}
+	case j.FloorAlive == 0:
+		fmt.Fprintf(w, "    per test, by cgroup: the judge, a bare lifecycle, the difference\n")
+		for _, c := range j.Top {
+			fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", ms(c.CPU), ms(c.Floor), diff(c.CPU, c.Floor), c.Path)
+		}
+	default:
+		fmt.Fprintf(w, "    per test, by cgroup: the judge, a bare lifecycle, the difference; a bare one with %d alive, the difference\n", j.Alive)
+		for _, c := range j.Top {
+			fmt.Fprintf(w, "    %10s  %10s  %10s  %10s  %10s  %s\n", ms(c.CPU), ms(c.Floor), diff(c.CPU, c.Floor), ms(c.FloorAlive), diff(c.CPU, c.FloorAlive), c.Path)
+		}
 	}
 }
 
@@ -534,6 +563,9 @@ type cgroupCPU struct {
 	// (benchFloor.Cgroups): CPU less Floor is podjail's excess there.
 	// Zero: it used none, or the floor was not measured.
 	Floor time.Duration `json:"bare_lifecycle_cpu_ns,omitempty"`
+	// FloorAlive is the same with idle containers alive beside
+	// (benchFloor.AliveCgroups). Zero: none, or not measured.
+	FloorAlive time.Duration `json:"bare_lifecycle_alive_cpu_ns,omitempty"`
 }
 
 // cgroupUsage reads cpu.stat usage of the cgroups down to three levels below

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin"
 )
 
 // benchFloor is the bare REST lifecycles' cost, the floor a judge's is
@@ -23,12 +24,19 @@ type benchFloor struct {
 	// Cgroups is each cgroup's processor time per bare lifecycle, read
 	// as a judge's Top is: the component-by-component floor.
 	Cgroups map[string]time.Duration
+	// Alive and AliveCgroups are Bare and Cgroups again with AliveCount
+	// idle containers running beside (--idle). Zero: not measured.
+	Alive        time.Duration
+	AliveCgroups map[string]time.Duration
+	AliveCount   int
 }
 
 // benchFloors times n bare REST lifecycles of argv, then n with stdout
-// attached, parallel at a time. Zero when the host's time cannot be read or
-// the runtime is not Podman's client.
-func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv []string, n, parallel int) (benchFloor, error) {
+// attached, parallel at a time, and, given idle (a command that waits), n
+// more with as many of it alive beside as a judge at that P keeps armed
+// ahead. Zero when the host's time cannot be read or the runtime is not
+// Podman's client.
+func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv, idle []string, n, parallel int) (benchFloor, error) {
 	c, ok := rt.(*bindings.Client)
 	if !ok || hostCPU() < 0 {
 		return benchFloor{}, nil
@@ -41,7 +49,37 @@ func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv []
 	}
 	f.Bare, f.Cgroups = bare, perRun(cg0, cgroupUsage(), n)
 	f.Attached, err = benchLifecycles(n, parallel, func() (int32, error) { return c.BareAttachedLifecycle(ctx, image, argv, io.Discard) })
+	if err != nil || len(idle) == 0 {
+		return f, err
+	}
+	f.AliveCount = plugin.Lookahead * parallel
+	f.Alive, f.AliveCgroups, err = benchAlive(ctx, c, image, argv, idle, f.AliveCount, n, parallel)
 	return f, err
+}
+
+// benchAlive starts k containers of idle and, while they run, times n bare
+// lifecycles of argv as benchFloors does; the idle ones are removed
+// whatever happens.
+func benchAlive(ctx context.Context, c *bindings.Client, image string, argv, idle []string, k, n, parallel int) (time.Duration, map[string]time.Duration, error) {
+	var ids []string
+	defer func() {
+		for _, id := range ids {
+			_ = c.Remove(context.WithoutCancel(ctx), id)
+		}
+	}()
+	for range k {
+		id, err := c.BareIdle(ctx, image, idle)
+		if err != nil {
+			return 0, nil, fmt.Errorf("--idle: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	cg0 := cgroupUsage()
+	cpu, err := benchLifecycles(n, parallel, func() (int32, error) { return c.BareLifecycle(ctx, image, argv) })
+	if err != nil {
+		return 0, nil, err
+	}
+	return cpu, perRun(cg0, cgroupUsage(), n), nil
 }
 
 // perRun is each cgroup's processor time between two readings, per run.

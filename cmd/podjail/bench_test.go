@@ -32,7 +32,8 @@ func TestPodjailBench(t *testing.T) {
 	sock, stop := startService(t, env)
 	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
 		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
-		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env))
+		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env),
+		"--idle", tprog+" sleep 3600")
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")
@@ -42,6 +43,9 @@ func TestPodjailBench(t *testing.T) {
 	}
 	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
 		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
+	}
+	if !strings.Contains(r.stdout, "idle alive beside") {
+		t.Error("the bench did not time the bare lifecycle with idle containers alive beside (what arming ahead costs Podman)")
 	}
 	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, a bare lifecycle, the difference") {
 		t.Error("the bench did not compare the judge's cgroups with the bare lifecycle's")

@@ -13,6 +13,7 @@
  *                      one to the shim's stderr through /proc, exit 0
  *   tprog write MB     write MB MiB of 'x' to stdout in 64 KiB writes, exit 0
  *                      (the bench's stdout rate)
+ *   tprog sleep S      sleep S seconds, exit 0 (the bench's idle containers)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -121,6 +122,7 @@ int main(int argc, char **argv) {
 	if (!strcmp(argv[1], "daemon")) return daemonize();
 	if (!strcmp(argv[1], "forge")) return forge();
 	if (!strcmp(argv[1], "write")) return writeout(n);
+	if (!strcmp(argv[1], "sleep")) return sleep(n) ? 1 : 0;
 	fprintf(stderr, "tprog: unknown mode %s\n", argv[1]);
 	return 2;
 }
