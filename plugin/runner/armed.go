@@ -280,7 +280,15 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	obs.Gauge(GaugeLiveRuns, -1)
 	stopWatching()
 	res.Wall = a.endedAt.Sub(start)
-	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "waited", waited)
+	// The run's processor time since the go beside its wall time tells a
+	// run held back by a busy host (little) from one that spun (much).
+	cpu := time.Duration(-1)
+	if a.parent != nil {
+		if v, err := cgroupdrv.CPUUsage(a.parent.Path); err == nil {
+			cpu = v - base
+		}
+	}
+	r.log().Debug("container stopped", "name", res.Container, "wall", res.Wall, "cpu_since_go", cpu, "waited", waited)
 	if err != nil {
 		return *res, err
 	}
