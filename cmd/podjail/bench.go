@@ -452,7 +452,7 @@ func hostRusage(ctx context.Context, times int, path string, args ...string) (ti
 }
 
 func printBench(w io.Writer, r benchReport) {
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+	ms := benchMS
 	fmt.Fprintf(w, "trivial program %s in %s\n", r.Program, r.Image)
 	fmt.Fprintf(w, "podman run --rm (median)        %10s  1.00 ×\n", ms(r.PodmanRun))
 	fmt.Fprintf(w, "podjail run, whole (median)     %10s  %.2f ×\n", ms(r.PodjailRun), r.PodjailRun.Seconds()/r.PodmanRun.Seconds())
