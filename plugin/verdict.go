@@ -128,12 +128,9 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		return RFE, "killed by SIGSYS: a system call the policy refuses (which one: " + r.SyscallUnknown + ")"
 	case runner.StatusSignalled:
 		return RTE, "killed by " + r.Signal
-	case runner.StatusStopped:
-		// Stopped at the answer's first difference: the signal and exit
-		// code are podjail's stop, the answer decides.
 	}
-	if m.Time > o.limit {
-		return TLE, fmt.Sprintf("time %.3f s over the limit %.3f s", m.Time.Seconds(), o.limit.Seconds())
+	if t := chargedTime(r); t > o.limit {
+		return TLE, fmt.Sprintf("time %.3f s over the limit %.3f s", t.Seconds(), o.limit.Seconds())
 	}
 	if o.diff != nil {
 		return WA, o.diff.String()
@@ -142,6 +139,18 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		return WA, "output differs"
 	}
 	return AC, ""
+}
+
+// chargedTime is the time judged against the limit. A run stopped at the
+// answer's first difference (its signal and exit code are podjail's stop:
+// the answer decides) is charged what it used until the stop was decided;
+// what it ran on while its container was being killed (seconds on a busy
+// host) is podjail's latency, not the program's.
+func chargedTime(r runner.RunResult) time.Duration {
+	if r.Status() == runner.StatusStopped && r.TimeAtStop > 0 && r.TimeAtStop < r.Measure.Time {
+		return r.TimeAtStop
+	}
+	return r.Measure.Time
 }
 
 func deadlineName(killed runner.KillReason) string {

@@ -39,6 +39,12 @@ func TestDecideVerdict(t *testing.T) {
 		{"memory code after a deadline", testOutcome{res: runner.RunResult{Killed: runner.KilledCPULimit, ExitCode: 3, Measure: runner.Measure{Time: 3 * time.Second}}, limit: time.Second, memoryExit: 3}, TLE, "processor ceiling"},
 		{"slow but finished", testOutcome{res: runner.RunResult{Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "over the limit"},
 		{"stopped at first difference", testOutcome{res: runner.RunResult{Killed: runner.KilledByCaller, Signal: "SIGKILL", Measure: ran}, limit: time.Second, diff: diff}, WA, `expected "42"`},
+		// The stop's own latency (the container's kill, seconds on a busy
+		// host) is not charged: the CI failure of 2026-12-05 (TLE 0.509 s).
+		{"stopped, over the limit only after the stop", testOutcome{res: runner.RunResult{Killed: runner.KilledByCaller, Signal: "SIGKILL", TimeAtStop: 100 * time.Millisecond, Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, diff: diff}, WA, `expected "42"`},
+		{"stopped, over the limit before the stop", testOutcome{res: runner.RunResult{Killed: runner.KilledByCaller, Signal: "SIGKILL", TimeAtStop: 1200 * time.Millisecond, Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, diff: diff}, TLE, "time 1.200 s over"},
+		{"stopped, no reading", testOutcome{res: runner.RunResult{Killed: runner.KilledByCaller, Signal: "SIGKILL", Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, diff: diff}, TLE, "time 1.500 s over"},
+		{"a deadline's time is not cut", testOutcome{res: runner.RunResult{TimeAtStop: 100 * time.Millisecond, Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "time 1.500 s over"},
 		{"differs at the end", testOutcome{res: runner.RunResult{Measure: ran}, limit: time.Second, diff: diff}, WA, "line 1"},
 	}
 	for _, c := range cases {

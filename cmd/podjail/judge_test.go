@@ -161,8 +161,8 @@ func TestJudgeVerdicts(t *testing.T) {
 		// emulation), logged beside.
 		run := tr.Run
 		stopIn := run.StoppedAt - run.FirstOutput
-		t.Logf("first output at %v, stop decided %v later, container gone %v after the first output, %d bytes crossed",
-			run.FirstOutput, stopIn, run.Wall-run.FirstOutput, run.OutputBytes)
+		t.Logf("first output at %v, stop decided %v later at %v of processor time (%v in all), container gone %v after the first output, %d bytes crossed",
+			run.FirstOutput, stopIn, run.TimeAtStop, tr.Time, run.Wall-run.FirstOutput, run.OutputBytes)
 		if run.FirstOutput == 0 || run.StoppedAt == 0 || stopIn > time.Second || run.OutputBytes > 256<<20 {
 			t.Errorf("wrong answer not stopped early: first output at %v, stop decided %v later, %d bytes", run.FirstOutput, stopIn, run.OutputBytes)
 		}

@@ -45,7 +45,8 @@ type Armed struct {
 	stdout   chan error // the stdout pipe read to its end; nil: not read
 	detach   context.CancelFunc
 	began    time.Time
-	early    bool // the container ended before it was armed (a shim failure)
+	base     time.Duration // the parent's processor time at the go (endMu)
+	early    bool          // the container ended before it was armed (a shim failure)
 
 	killed   chan stopReason
 	stopping sync.WaitGroup // stops under way: the container is removed after them
@@ -62,6 +63,7 @@ type stopReason struct {
 	reason KillReason
 	note   string
 	at     time.Time
+	cpu    time.Duration // the run's processor time then; 0: unknown
 }
 
 // Arm makes req's run ready to fire. On error nothing of it is left.
@@ -267,6 +269,9 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 	if a.parent != nil {
 		base, _ = cgroupdrv.CPUUsage(a.parent.Path) // the shim's setup, not the program's
 	}
+	a.endMu.Lock() // stop reads it, from whatever goroutine stops the run
+	a.base = base
+	a.endMu.Unlock()
 	if err := a.sendGo(ctx); err != nil {
 		return *res, err
 	}
@@ -300,7 +305,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 		// delivered after the report): its stop was not needed, the
 		// verdict is the same.
 		select {
-		case a.killed <- stopReason{KilledOutputLimit, outputLimitNote(req.Limits.Output), a.endedAt}:
+		case a.killed <- stopReason{KilledOutputLimit, outputLimitNote(req.Limits.Output), a.endedAt, 0}:
 		default:
 		}
 	}
@@ -314,7 +319,7 @@ func (a *Armed) fire(ctx context.Context) (RunResult, error) {
 			break
 		}
 		res.Killed, res.KilledNote, res.Signal = k.reason, k.note, "SIGKILL"
-		res.StoppedAt = k.at.Sub(start)
+		res.StoppedAt, res.TimeAtStop = k.at.Sub(start), k.cpu
 	default:
 		if code > 128 && code < 128+65 {
 			res.Signal = unix.SignalName(unix.Signal(code - 128))
@@ -524,7 +529,7 @@ func (a *Armed) stop(reason KillReason, note string) {
 		return
 	}
 	select {
-	case a.killed <- stopReason{reason, note, time.Now()}:
+	case a.killed <- stopReason{reason, note, time.Now(), a.cpuSinceGo()}:
 	default:
 		a.endMu.Unlock()
 		return // already stopping
@@ -534,6 +539,19 @@ func (a *Armed) stop(reason KillReason, note string) {
 	a.endMu.Unlock()
 	defer a.stopping.Done()
 	a.r.stop(context.Background(), a.id, a.res.Shimmed)
+}
+
+// cpuSinceGo is the parent cgroup's processor time since the go (the
+// program's and the shim's), 0 when there is no parent or no reading.
+func (a *Armed) cpuSinceGo() time.Duration {
+	if a.parent == nil {
+		return 0
+	}
+	v, err := cgroupdrv.CPUUsage(a.parent.Path)
+	if err != nil || v < a.base {
+		return 0
+	}
+	return v - a.base
 }
 
 // Discard removes a run that was never fired, and everything it holds.

@@ -292,6 +292,10 @@ func TestRunDeadlines(t *testing.T) {
 		if res.Killed != c.killed || res.Signal != "SIGKILL" || res.StoppedAt <= 0 {
 			t.Errorf("%s: killed %q (%s), signal %q, stopped at %v", c.name, res.Killed, res.KilledNote, res.Signal, res.StoppedAt)
 		}
+		// The processor time at the stop is read from the parent cgroup.
+		if wantCPU := c.prog.CPU; res.TimeAtStop != wantCPU {
+			t.Errorf("%s: time at stop %v, want the parent's %v", c.name, res.TimeAtStop, wantCPU)
+		}
 		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }

@@ -157,6 +157,11 @@ type RunResult struct {
 	// StoppedAt is when podjail decided to stop the run, from the start;
 	// zero if it did not. The container is gone some time after it.
 	StoppedAt time.Duration `json:"stopped_at_ns"`
+	// TimeAtStop is the run's processor time (its parent cgroup's, the
+	// shim's share included) when podjail decided to stop it: what it
+	// used before the stop's own latency. Zero if podjail did not stop
+	// it, or the run has no parent cgroup.
+	TimeAtStop time.Duration `json:"time_at_stop_ns,omitempty"`
 	// ContainerExitCode is the container's own exit code (under the shim,
 	// the shim's, from its report when it reported).
 	ContainerExitCode int32 `json:"container_exit_code"`
