@@ -70,6 +70,9 @@ type benchReport struct {
 	BuildFront time.Duration `json:"build_front_ns,omitempty"`
 	Judges     []benchJudge  `json:"judges"`
 	Burners    []benchBurner `json:"burners,omitempty"`
+	// SpecSteps build podjail's run container up from the bare one, a
+	// part at a time, at P = 1 (--spec-steps). Nil: not measured.
+	SpecSteps []specStep `json:"spec_steps,omitempty"`
 }
 
 // benchJudge is one judge of the trivial problem.
@@ -144,6 +147,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
+	specSteps := fs.Bool("spec-steps", false, "at P = 1, also time the bare lifecycles with podjail's run container built up a part at a time (its settings, seccomp, mounts, parent cgroup, attach)")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
@@ -245,6 +249,12 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, strings.Fields(*idle), *tests, p)
 		if err != nil {
 			return fail(exitFailure, err)
+		}
+		if *specSteps && p == 1 {
+			say("... then %d more for each step, one at a time, podjail's run container built up a part at a time", *tests)
+			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *tests); err != nil {
+				return fail(exitFailure, err)
+			}
 		}
 		say("judging %d tests of %s with P = %d", *tests, *program, p)
 		j, err := benchJudgeOnce(ctx, runner, *image, []string{*program}, *tests, p)
@@ -485,14 +495,17 @@ func printBench(w io.Writer, r benchReport) {
 			fmt.Fprintf(w, "  bare REST lifecycle, same P   %10s  host CPU per test %.2f × it (Podman's own work: the floor)\n", ms(j.Floor), j.OverFloor)
 		}
 		if j.Floor > 0 && j.FloorAttached > 0 {
-			fmt.Fprintf(w, "  the same, stdout attached     %10s  the attach %+.1f ms, %.2f × the floor\n", ms(j.FloorAttached),
-				float64((j.FloorAttached-j.Floor).Microseconds())/1000, j.FloorAttached.Seconds()/j.Floor.Seconds())
+			fmt.Fprintf(w, "  the same, stdout attached     %10s  the attach %s, %.2f × the floor\n", ms(j.FloorAttached),
+				benchMSDiff(j.FloorAttached-j.Floor), j.FloorAttached.Seconds()/j.Floor.Seconds())
 		}
 		if j.FloorAlive > 0 {
 			fmt.Fprintf(w, "  the same, %d idle alive beside %10s  %.2f × the floor; host CPU per test %.2f × it\n", j.Alive, ms(j.FloorAlive),
 				j.FloorAlive.Seconds()/j.Floor.Seconds(), j.HostCPU.Seconds()/j.FloorAlive.Seconds())
 		}
 		printTop(w, j)
+		if j.Parallel == 1 {
+			printSpecSteps(w, r.SpecSteps, j.Floor, j.HostCPU)
+		}
 	}
 	printStream(w, r.Stream)
 	for _, b := range r.Burners {

@@ -16,12 +16,17 @@ import (
 // benchMS writes a duration in milliseconds, as the bench prints them.
 func benchMS(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
+// benchMSDiff is a difference in milliseconds, signed.
+func benchMSDiff(d time.Duration) string {
+	return fmt.Sprintf("%+.1f ms", float64(d.Microseconds())/1000)
+}
+
 // printTop lists the cgroups that used most of a judge's host time, per
 // test, each beside the same cgroup's per bare lifecycle (and with idle
 // containers alive, when measured) and the judge's excess over it.
 func printTop(w io.Writer, j benchJudge) {
 	ms := benchMS
-	diff := func(a, b time.Duration) string { return fmt.Sprintf("%+.1f ms", float64((a-b).Microseconds())/1000) }
+	diff := func(a, b time.Duration) string { return benchMSDiff(a - b) }
 	switch {
 	case j.Floor == 0:
 		for _, c := range j.Top {

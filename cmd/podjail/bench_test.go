@@ -14,7 +14,7 @@ import (
 )
 
 // TestPodjailBench runs `podjail bench` once in this boot and logs its
-// figures: podman run --rm, a whole podjail run, a 10-test judge with one
+// figures: podman run --rm, a whole podjail run, a 6-test judge with one
 // test at a time and on every core, each beside as many bare REST
 // lifecycles of the program at the same P (Podman's own work: the floor its
 // host CPU per test is a ratio to), and the 1 s burner's reported/bare
@@ -23,8 +23,9 @@ import (
 // back to back, after a pause), `isolate --run` through the isolate front
 // in process and through it, and a C build in process, through it and as
 // a front asks it (omegajail's compile), the bare lifecycle again with
-// stdout attached (the attach's own cost), and a 64 MiB stdout's rate
-// through the runner against a bare pipe's. The targets are read from its
+// stdout attached (the attach's own cost), podjail's run container built
+// up from the bare one a part at a time (--spec-steps), and a 64 MiB
+// stdout's rate through the runner against a bare pipe's. The targets are read from its
 // output, never asserted on time; what is asserted is that it ran and
 // every judge it made was AC (bench fails otherwise).
 func TestPodjailBench(t *testing.T) {
@@ -33,7 +34,7 @@ func TestPodjailBench(t *testing.T) {
 	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
 		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
 		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env),
-		"--idle", tprog+" sleep 3600")
+		"--spec-steps")
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")
@@ -44,8 +45,8 @@ func TestPodjailBench(t *testing.T) {
 	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
 		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
 	}
-	if !strings.Contains(r.stdout, "idle alive beside") {
-		t.Error("the bench did not time the bare lifecycle with idle containers alive beside (what arming ahead costs Podman)")
+	if !strings.Contains(r.stdout, "+ stdout and stderr attached before the start") || !strings.Contains(r.stdout, "a judge's test: the shim's work") {
+		t.Error("the bench did not build podjail's run container up from the bare one, part by part")
 	}
 	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, a bare lifecycle, the difference") {
 		t.Error("the bench did not compare the judge's cgroups with the bare lifecycle's")

@@ -175,7 +175,7 @@ func (a *Armed) makeParent(ctx context.Context, spec *bindings.Spec) error {
 	if r.Cgroups == nil {
 		return nil
 	}
-	p, err := r.Cgroups.Create(ctx, parentID(r.Self))
+	p, err := r.Cgroups.Create(ctx, r.Self.ParentID())
 	if err != nil {
 		return MarkHost(fmt.Errorf("make the run's parent cgroup (%s driver): %w", r.Cgroups.Name(), err))
 	}

@@ -10,11 +10,12 @@ import (
 	"github.com/podjail/podjail/cgroupdrv"
 )
 
-// parentID names a run's parent cgroup after its owner, so a later runner
-// can tell whether the owner is gone: podjail_<pid>_<start ticks>_<random>.
-// Cgroups do not outlive a boot, so the boot id is not needed.
-func parentID(self Instance) string {
-	return fmt.Sprintf("%s%d_%d_%s", cgroupdrv.Prefix, self.PID, self.Start, randomHex(6))
+// ParentID names a new parent cgroup of one of i's runs after i, so a
+// later runner can tell whether its owner is gone and sweep it:
+// podjail_<pid>_<start ticks>_<random>. Cgroups do not outlive a boot, so
+// the boot id is not needed.
+func (i Instance) ParentID() string {
+	return fmt.Sprintf("%s%d_%d_%s", cgroupdrv.Prefix, i.PID, i.Start, randomHex(6))
 }
 
 // parentOwner reads the owner back from a parent's id.

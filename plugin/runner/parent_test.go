@@ -25,7 +25,7 @@ func (f *fakeDriver) List(context.Context) ([]cgroupdrv.Parent, error) { return 
 
 func TestParentIDNamesItsOwner(t *testing.T) {
 	self := Instance{PID: 4242, Start: 987654}
-	id := parentID(self)
+	id := self.ParentID()
 	if err := cgroupdrv.CheckID(id); err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +37,9 @@ func TestParentIDNamesItsOwner(t *testing.T) {
 
 func TestSweepParentsTakesOnlyDeadOwners(t *testing.T) {
 	self := Instance{PID: 10, Start: 100}
-	mine := parentID(self)
-	alive := parentID(Instance{PID: 20, Start: 200})
-	dead := parentID(Instance{PID: 30, Start: 300})
+	mine := self.ParentID()
+	alive := (Instance{PID: 20, Start: 200}).ParentID()
+	dead := (Instance{PID: 30, Start: 300}).ParentID()
 	d := &fakeDriver{parents: []cgroupdrv.Parent{{ID: mine}, {ID: alive}, {ID: dead}, {ID: "podjail_foreign"}}}
 	got, err := sweepParents(context.Background(), d, self, func(pid int, _ uint64) bool { return pid == 20 }, false)
 	if err != nil {
@@ -53,8 +53,8 @@ func TestSweepParentsTakesOnlyDeadOwners(t *testing.T) {
 // A closing runner takes its own parents too, never a live instance's.
 func TestSweepParentsMineTooAtClose(t *testing.T) {
 	self := Instance{PID: 10, Start: 100}
-	mine := parentID(self)
-	alive := parentID(Instance{PID: 20, Start: 200})
+	mine := self.ParentID()
+	alive := (Instance{PID: 20, Start: 200}).ParentID()
 	d := &fakeDriver{parents: []cgroupdrv.Parent{{ID: mine}, {ID: alive}}}
 	got, err := sweepParents(context.Background(), d, self, func(pid int, _ uint64) bool { return pid == 20 }, true)
 	if err != nil || !slices.Equal(got, []string{mine}) {

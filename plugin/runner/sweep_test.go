@@ -62,7 +62,7 @@ func TestSweepAndCloseTakeWhatTheyShould(t *testing.T) {
 		}
 		ids[name] = id
 	}
-	parents := map[string]string{"dead": parentID(dead), "alive": parentID(me(t)), "mine": parentID(testSelf), "garbled": "podjail_x"}
+	parents := map[string]string{"dead": dead.ParentID(), "alive": me(t).ParentID(), "mine": testSelf.ParentID(), "garbled": "podjail_x"}
 	for _, id := range parents {
 		if _, err := cg.Create(ctx, id); err != nil {
 			t.Fatal(err)
@@ -118,7 +118,7 @@ func TestSweepParentsPublic(t *testing.T) {
 	cg := runnertest.NewCgroups(t)
 	ctx := context.Background()
 	dead := Instance{PID: 1 << 30, Start: 7}
-	for _, id := range []string{parentID(dead), parentID(testSelf)} {
+	for _, id := range []string{dead.ParentID(), testSelf.ParentID()} {
 		if _, err := cg.Create(ctx, id); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/policy"
+)
+
+// specStep is the host's processor time per REST lifecycle of the trivial
+// program with one more part of podjail's run container than the step
+// before (--spec-steps): where podjail's share above the bare lifecycle
+// goes, part by part.
+type specStep struct {
+	Name    string        `json:"name"`
+	HostCPU time.Duration `json:"host_cpu_per_lifecycle_ns"`
+}
+
+// specPart adds one part of a run's container to a lifecycle: to its spec,
+// and what it does around it (a parent cgroup made and removed, the
+// streams attached).
+type specPart struct {
+	name  string
+	apply func(s *bindings.Spec, l *specLife)
+}
+
+// specLife is what a lifecycle does beside its spec.
+type specLife struct {
+	parent, attach bool
+}
+
+// benchSpecSteps times n lifecycles (create, start, wait, remove, one at
+// a time) of argv for each step, each step adding a part of the run
+// container the runner makes (plugin/runner's spec) to the one before:
+// the container's own settings, its seccomp profile, the shim's and the
+// run's files mounted, its parent cgroup, the attach. What the shim does
+// at the go, and podjail's own calls and process, are the rest up to a
+// judge's test.
+func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int) ([]specStep, error) {
+	files, err := os.MkdirTemp("", "podjail-bench-spec-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(files)
+	run, err := runFiles(files)
+	if err != nil {
+		return nil, err
+	}
+	parts := []specPart{
+		{"podjail's container: limits, root with 3 caps, read-only root, scratch tmpfs, no log, own cgroup namespace, conmon outside", func(*bindings.Spec, *specLife) {}},
+	}
+	if r.Seccomp != "" {
+		parts = append(parts, specPart{"+ its seccomp profile", func(s *bindings.Spec, _ *specLife) { s.SeccompProfile = r.Seccomp }})
+	}
+	if r.Shim != "" {
+		parts = append(parts, specPart{"+ the shim, the input, two FIFOs and the stderr file mounted", func(s *bindings.Spec, _ *specLife) {
+			s.ShimFile, s.InputFile, s.ControlPipe, s.StdoutPipe, s.StderrFile = r.Shim, run.input, run.control, run.stdout, run.stderr
+		}})
+	}
+	if r.Cgroups != nil {
+		parts = append(parts, specPart{"+ its own parent cgroup (" + r.Cgroups.Name() + ")", func(_ *bindings.Spec, l *specLife) { l.parent = true }})
+	}
+	parts = append(parts, specPart{"+ stdout and stderr attached before the start", func(_ *bindings.Spec, l *specLife) { l.attach = true }})
+
+	spec := bindings.Spec{
+		Image: image, Command: argv, Labels: r.Self.Labels("run"), Profile: policy.Shim(),
+		MemoryBytes: 64 << 20, Pids: 64, CPUs: 1,
+	}
+	spec.Labels[bindings.BareLabel] = "1"
+	var life specLife
+	var steps []specStep
+	for _, p := range parts {
+		p.apply(&spec, &life)
+		s, l := spec, life
+		cpu, err := benchLifecycles(n, 1, func() (int32, error) { return specLifecycle(ctx, r, s, l) })
+		if err != nil {
+			return steps, fmt.Errorf("%s: %w", p.name, err)
+		}
+		steps = append(steps, specStep{p.name, cpu})
+	}
+	return steps, nil
+}
+
+// specLifecycle creates, starts, waits for and removes one container of
+// s, with l's parent cgroup and attach.
+func specLifecycle(ctx context.Context, r *plugin.Runner, s bindings.Spec, l specLife) (code int32, err error) {
+	if l.parent {
+		p, err := r.Cgroups.Create(ctx, r.Self.ParentID())
+		if err != nil {
+			return 0, err
+		}
+		defer func() {
+			if derr := r.Cgroups.Destroy(context.WithoutCancel(ctx), p); err == nil {
+				err = derr
+			}
+		}()
+		s.CgroupParent = p.CgroupParent
+	}
+	id, err := r.Runtime.Create(ctx, s)
+	if err != nil {
+		return 0, err
+	}
+	defer func() {
+		if rerr := r.Runtime.Remove(context.WithoutCancel(ctx), id); err == nil {
+			err = rerr
+		}
+	}()
+	var attached chan error
+	if l.attach {
+		attached = make(chan error, 1)
+		ready := make(chan struct{})
+		go func() { attached <- r.Runtime.Attach(ctx, id, nil, io.Discard, io.Discard, ready) }()
+		select {
+		case <-ready:
+		case err := <-attached:
+			return 0, fmt.Errorf("attach: %w", err)
+		}
+	}
+	if err := r.Runtime.Start(ctx, id); err != nil {
+		return 0, err
+	}
+	if code, err = r.Runtime.Wait(ctx, id); err != nil {
+		return code, err
+	}
+	if attached != nil {
+		err = <-attached
+	}
+	return code, err
+}
+
+// benchRunFiles are the files a run mounts, made once for every step.
+type benchRunFiles struct {
+	input, control, stdout, stderr string
+}
+
+func runFiles(dir string) (benchRunFiles, error) {
+	f := benchRunFiles{
+		input: filepath.Join(dir, "input"), control: filepath.Join(dir, "control"),
+		stdout: filepath.Join(dir, "stdout"), stderr: filepath.Join(dir, "stderr"),
+	}
+	for _, p := range []string{f.input, f.stderr} {
+		if err := os.WriteFile(p, nil, 0o644); err != nil {
+			return f, err
+		}
+	}
+	for _, p := range []string{f.control, f.stdout} {
+		if err := unix.Mkfifo(p, 0o600); err != nil {
+			return f, fmt.Errorf("make the FIFO %s: %w", p, err)
+		}
+	}
+	return f, os.Chmod(dir, 0o755)
+}
+
+// printSpecSteps prints each step's time per lifecycle beside the bare
+// lifecycle's and the judge's test at P = 1.
+func printSpecSteps(w io.Writer, steps []specStep, bare, test time.Duration) {
+	if len(steps) == 0 || bare <= 0 {
+		return
+	}
+	fmt.Fprintln(w, "podjail's run container built up from the bare one, host CPU per lifecycle, P = 1:")
+	ratio := func(d time.Duration) float64 { return d.Seconds() / bare.Seconds() }
+	fmt.Fprintf(w, "  %10s  1.00 ×             bare REST lifecycle\n", benchMS(bare))
+	last := bare
+	for _, s := range steps {
+		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  %s\n", benchMS(s.HostCPU), ratio(s.HostCPU), benchMSDiff(s.HostCPU-last), s.Name)
+		last = s.HostCPU
+	}
+	if test > 0 {
+		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  a judge's test: the shim's work at the go, podjail's calls and process\n", benchMS(test), ratio(test), benchMSDiff(test-last))
+	}
+}
