@@ -528,8 +528,14 @@ func (a *Armed) stop(reason KillReason, note string) {
 		a.endMu.Unlock()
 		return
 	}
+	cpu := a.cpuSinceGo()
+	if reason == KilledWallLimit && cpu > 0 {
+		// Little of it says a busy host or a program that waits; much, a
+		// program that ran.
+		note += fmt.Sprintf(", %.3f s of processor time by then", cpu.Seconds())
+	}
 	select {
-	case a.killed <- stopReason{reason, note, time.Now(), a.cpuSinceGo()}:
+	case a.killed <- stopReason{reason, note, time.Now(), cpu}:
 	default:
 		a.endMu.Unlock()
 		return // already stopping

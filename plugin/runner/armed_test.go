@@ -278,7 +278,7 @@ func TestRunDeadlines(t *testing.T) {
 	}{
 		{"processor ceiling", runnertest.Program{CPU: 3 * time.Second, Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{CPU: 2 * time.Second}}}, KilledCPULimit},
 		{"no progress", runnertest.Program{Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Idle: 150 * time.Millisecond}}}, KilledIdle},
-		{"absolute cap", runnertest.Program{Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}}, KilledWallLimit},
+		{"absolute cap", runnertest.Program{CPU: 100 * time.Millisecond, Hang: true}, RunRequest{Wait: Wait{Deadlines: Deadlines{Wall: 50 * time.Millisecond}}}, KilledWallLimit},
 		{"caller's stop", runnertest.Program{Hang: true}, RunRequest{Wait: Wait{Stop: stop}}, KilledByCaller},
 	}
 	close(stop)
@@ -291,6 +291,9 @@ func TestRunDeadlines(t *testing.T) {
 		}
 		if res.Killed != c.killed || res.Signal != "SIGKILL" || res.StoppedAt <= 0 {
 			t.Errorf("%s: killed %q (%s), signal %q, stopped at %v", c.name, res.Killed, res.KilledNote, res.Signal, res.StoppedAt)
+		}
+		if c.killed == KilledWallLimit && !strings.Contains(res.KilledNote, "0.100 s of processor time by then") {
+			t.Errorf("%s: the note %q does not say the processor time used by the cap", c.name, res.KilledNote)
 		}
 		// The processor time at the stop is read from the parent cgroup.
 		if wantCPU := c.prog.CPU; res.TimeAtStop != wantCPU {
