@@ -147,7 +147,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
-	specSteps := fs.Bool("spec-steps", false, "at P = 1, also time the bare lifecycles with podjail's run container built up a part at a time (its settings, seccomp, mounts, parent cgroup, attach)")
+	specSteps := fs.Int("spec-steps", 0, "at P = 1, also time `n` lifecycles for each step of podjail's run container built up from the bare one a part at a time (its settings, seccomp, mounts, parent cgroup, attach); 0: not")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
@@ -166,6 +166,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return exitUsage
 	case *tests < 1 || *repeat < 1:
 		return fail(exitUsage, errors.New("--tests and --repeat must be at least 1"))
+	case *specSteps < 0:
+		return fail(exitUsage, errors.New("--spec-steps takes a number of lifecycles per step, 0 for none"))
 	case (*burner == "") != (*burnerBare == ""):
 		return fail(exitUsage, errors.New("--burner and --burner-bare go together: the same program in the image and on the host"))
 	case (*stream == "") != (*streamBare == ""):
@@ -250,9 +252,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if err != nil {
 			return fail(exitFailure, err)
 		}
-		if *specSteps && p == 1 {
-			say("... then %d more for each step, one at a time, podjail's run container built up a part at a time", *tests)
-			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *tests); err != nil {
+		if *specSteps > 0 && p == 1 {
+			say("... then %d more for each step, one at a time, podjail's run container built up a part at a time", *specSteps)
+			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *specSteps); err != nil {
 				return fail(exitFailure, err)
 			}
 		}
