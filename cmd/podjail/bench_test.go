@@ -31,10 +31,15 @@ import (
 func TestPodjailBench(t *testing.T) {
 	env := hosttest.Podman(t)
 	sock, stop := startService(t, env)
-	r := podjail(t, env, "bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
-		"--burner", tprog+" spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
-		"--stream", tprog+" write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env),
-		"--spec-steps", "3")
+	args := []string{"bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
+		"--burner", tprog + " spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
+		"--stream", tprog + " write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env),
+		"--spec-steps", "3"}
+	// A quiet bench by hand (hack/testvm/README.md): more tests, repeats
+	// and lifecycles per step, given in the payload's testenv (the last
+	// of a repeated flag counts).
+	args = append(args, strings.Fields(os.Getenv("PODJAIL_BENCH_ARGS"))...)
+	r := podjail(t, env, args...)
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	if r.code != 0 {
 		t.Fatal("podjail bench failed")

@@ -311,6 +311,10 @@ run_pass() {
 timed='^(TestPodjailBench|TestMeasure.*)$'
 targeted=0
 [[ " ${flags[*]} " == *" -test.run="* ]] && targeted=1
+# A payload with a file "sequential" runs its targeted tests a mode after
+# the other, each alone in the VM: a quiet bench (hack/testvm/README.md).
+sequential=0
+[ $targeted = 1 ] && [ -e "$payload/sequential" ] && sequential=1
 for bin in "$payload"/tests/*.test; do
 	[ -f "$bin" ] || continue
 	if [ $selinux = 1 ] && [ $fedora = 0 ]; then
@@ -324,7 +328,14 @@ for bin in "$payload"/tests/*.test; do
 	t=$SECONDS
 	pids=()
 	for mode in root rootless; do
-		if [ $targeted = 1 ] || [ $fedora = 1 ]; then
+		if [ $sequential = 1 ]; then
+			run_pass "$bin" $mode $mode "${flags[@]}" || rc=1
+			log "$mode alone: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
+			stat0=$(grep '^cpu ' /proc/stat)
+			t=$SECONDS
+			ran=$((ran + 1))
+			continue
+		elif [ $targeted = 1 ] || [ $fedora = 1 ]; then
 			run_pass "$bin" $mode $mode "${flags[@]}" &
 		else
 			run_pass "$bin" $mode $mode "${flags[@]}" -test.skip="$timed" &
@@ -333,7 +344,7 @@ for bin in "$payload"/tests/*.test; do
 		ran=$((ran + 1))
 	done
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	log "root and rootless at once: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
+	[ $sequential = 1 ] || log "root and rootless at once: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
 	[ $targeted = 1 ] || [ $fedora = 1 ] && continue
 	for mode in "${modes[@]}"; do
 		stat0=$(grep '^cpu ' /proc/stat)
