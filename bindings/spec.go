@@ -24,6 +24,11 @@ const ControlPath = "/run/podjail/control"
 // program as its stdout, read by the runner on the host) is bind-mounted.
 const StdoutPath = "/run/podjail/stdout"
 
+// StatusPath is where a run's status pipe (a FIFO the shim makes its
+// stderr: its armed line and its report, read by the runner on the host)
+// is bind-mounted.
+const StatusPath = "/run/podjail/status"
+
 // ShimPath is where the shim binary is bind-mounted, read-only.
 const ShimPath = "/run/podjail/shim"
 
@@ -68,6 +73,9 @@ type Spec struct {
 	// StdoutPipe is a host FIFO bind-mounted at StdoutPath, which the shim
 	// opens for writing. Zero value: no such mount.
 	StdoutPipe string
+	// StatusPipe is a host FIFO bind-mounted at StatusPath, which the shim
+	// opens for writing. Zero value: no such mount.
+	StatusPipe string
 
 	// ShimFile is the host's shim binary, bind-mounted read-only at
 	// ShimPath. Zero value: no shim mount.
@@ -214,6 +222,7 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 		{s.InputFile, InputPath, "ro"},
 		{s.ControlPipe, ControlPath, "ro"},
 		{s.StdoutPipe, StdoutPath, "rw"},
+		{s.StatusPipe, StatusPath, "rw"},
 		{s.StderrFile, StderrPath, "rw"},
 	} {
 		if f.source != "" {
@@ -226,8 +235,8 @@ func (s Spec) generator() (*specgen.SpecGenerator, error) {
 		}
 	}
 
-	// No network, no log driver (attach still carries what the pipes do
-	// not: the shim's stderr, a run's stdio without the shim).
+	// No network, no log driver (attach carries a run's stdio without the
+	// shim; a shimmed run's goes through its pipes).
 	g.NetNS = specgen.Namespace{NSMode: specgen.NoNetwork}
 	g.LogConfiguration = &specgen.LogConfig{Driver: "none"}
 

@@ -34,6 +34,11 @@ type Config struct {
 	// and makes its fd 1, the program's stdout. "": fd 1 stays the
 	// container's stdout.
 	Stdout string
+	// Status is the runner's status pipe (a FIFO), which the shim opens
+	// first and makes its fd 2: its armed line, its report and any message
+	// of its own go there, off Podman's attach. "": fd 2 stays the
+	// container's stderr.
+	Status string
 	// Unpack: the input file is a Pack stream, written into the working
 	// directory before the program starts (after the go), whose stdin is
 	// then /dev/null.
@@ -73,7 +78,7 @@ func CheckTasks(tasks string) error {
 
 // ParseArgs parses args (without argv[0]):
 //
-//	--memory BYTES --pids N [--armed] [--control PATH] [--stdout PATH] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
+//	--memory BYTES --pids N [--armed] [--control PATH] [--stdout PATH] [--status PATH] [--stdin PATH [--unpack]] [--stderr PATH | --stderr-to-stdout]
 //	[--env NAME=VALUE]... [--hand-back DIR]... [--tasks threads|none] -- PROGRAM [ARG...]
 //
 // Flags also take the --name=value form. The "--" is required, so a program
@@ -103,7 +108,7 @@ func ParseArgs(args []string) (Config, error) {
 		}
 		name, val, inline := strings.Cut(a, "=")
 		switch name {
-		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks", "--control", "--stdout":
+		case "--memory", "--pids", "--stdin", "--stderr", "--env", "--hand-back", "--tasks", "--control", "--stdout", "--status":
 		default:
 			return c, fmt.Errorf("unknown argument %q", a)
 		}
@@ -137,6 +142,11 @@ func ParseArgs(args []string) (Config, error) {
 				err = fmt.Errorf("--stdout %q is not an absolute path", val)
 			}
 			c.Stdout = val
+		case "--status":
+			if !filepath.IsAbs(val) {
+				err = fmt.Errorf("--status %q is not an absolute path", val)
+			}
+			c.Status = val
 		case "--stderr":
 			if !filepath.IsAbs(val) {
 				err = fmt.Errorf("--stderr %q is not an absolute path", val)

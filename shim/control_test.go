@@ -78,3 +78,52 @@ func TestTakeControl(t *testing.T) {
 		t.Errorf("--control: %+v, %v", c, err)
 	}
 }
+
+// helperStatus takes the status pipe named by $PODJAIL_STATUS as its fd 2
+// and writes a line on stderr, as the shim its armed line.
+func helperStatus() int {
+	if err := takePipe(os.Getenv("PODJAIL_STATUS"), os.O_WRONLY, 2); err != nil {
+		os.Stdout.WriteString(err.Error())
+		return 1
+	}
+	os.Stderr.WriteString("podjail-armed n\n")
+	return 0
+}
+
+// TestTakeStatus: with --status, the shim's own stderr is the runner's
+// FIFO, and its end is the end of the shim.
+func TestTakeStatus(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "status")
+	if err := unix.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/proc/self/exe")
+	cmd.Env = []string{helperEnv + "=status", "PODJAIL_STATUS=" + fifo}
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	runner, err := os.Open(fifo) // meets the helper's open
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer runner.Close()
+	got, err := io.ReadAll(runner)
+	if werr := cmd.Wait(); werr != nil || err != nil {
+		t.Fatalf("helper: %v, read %v\n%s", werr, err, out.String())
+	}
+	if string(got) != "podjail-armed n\n" || errOut.Len() != 0 {
+		t.Errorf("status pipe %q, the container's stderr %q", got, errOut.String())
+	}
+}
+
+func TestStatusArg(t *testing.T) {
+	if _, err := ParseArgs([]string{"--memory", "1", "--pids", "1", "--status", "rel", "--", "/p"}); err == nil {
+		t.Error("a relative --status was accepted")
+	}
+	c, err := ParseArgs([]string{"--memory", "1", "--pids", "1", "--status=/run/podjail/status", "--", "/p"})
+	if err != nil || c.Status != "/run/podjail/status" {
+		t.Errorf("--status: %+v, %v", c, err)
+	}
+}

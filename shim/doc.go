@@ -16,7 +16,8 @@
 //
 // Command line (argv[0] is ignored; flags also take --name=value):
 //
-//	podjail-shim --memory BYTES --pids N [--armed] [--stdin PATH [--unpack]]
+//	podjail-shim --memory BYTES --pids N [--armed] [--control PATH] [--stdout PATH]
+//	             [--status PATH] [--stdin PATH [--unpack]]
 //	             [--stderr PATH | --stderr-to-stdout] [--env NAME=VALUE]...
 //	             [--hand-back DIR]... [--tasks threads|none] -- PROGRAM [ARG...]
 //
@@ -57,8 +58,11 @@
 //
 // What it does, in order (each failure names one Step):
 //  1. nonce: takes and erases PODJAIL_NONCE.
-//  2. args, fds: parses argv; with --control PATH, opens the runner's control pipe (a
-//     FIFO) for reading and makes it fd 0, with --stdout PATH its stdout pipe for
+//  2. args, fds: parses argv; with --status PATH, first, opens the runner's status pipe
+//     (a FIFO) for writing and makes it fd 2, its own stderr, so that everything below,
+//     the armed line and the report among it, goes there (step "status" if it cannot,
+//     reported on the container's stderr); with --control PATH, opens the runner's
+//     control pipe for reading and makes it fd 0, with --stdout PATH its stdout pipe for
 //     writing and makes it fd 1 (step "stdin", "stdout" if it cannot); marks every inherited
 //     descriptor above 2 close-on-exec.
 //  3. stdin: opens the input file.
@@ -121,7 +125,7 @@
 //     checks the owners itself.
 //
 // Output: the program's stdout passes through untouched; the shim never writes to
-// stdout. On stderr the shim writes exactly one line, last, with a single write, also
+// stdout. On stderr (the status pipe with --status) the shim writes exactly one line, last, with a single write, also
 // when it fails (then without the figures it did not get):
 //
 //	podjail-report <nonce> {"time_us":…,"user_us":…,"sys_us":…,"peak_bytes":…,"pids_peak":…,"exit_code":…,"signal":"…","oom":…,"oom_kill":…,"reaped":…[,"error":"…","step":"…"]}

@@ -26,6 +26,7 @@ const (
 	StepFDs      Step = "fds"      // marking inherited descriptors close-on-exec
 	StepStdin    Step = "stdin"    // opening the input file, or the runner's control pipe
 	StepStdout   Step = "stdout"   // opening the runner's stdout pipe
+	StepStatus   Step = "status"   // opening the runner's status pipe (the shim's stderr)
 	StepStderr   Step = "stderr"   // opening the file the program's stderr goes to
 	StepCgroup   Step = "cgroup"   // making the two cgroups and setting limits
 	StepProbe    Step = "probe"    // proving 65534:65534 cannot regain root

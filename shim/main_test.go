@@ -53,6 +53,8 @@ func TestMain(m *testing.M) {
 		os.Exit(helperNSGomaxprocs1())
 	case "nsaftermath":
 		os.Exit(helperNSAftermath())
+	case "status":
+		os.Exit(helperStatus())
 	case "control":
 		os.Exit(helperControl())
 	default:

@@ -43,6 +43,11 @@ func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, 
 	if err != nil {
 		return 0, &SetupError{StepArgs, err}
 	}
+	// First, so that whatever goes wrong from here is reported where the
+	// runner reads.
+	if err := takePipe(cfg.Status, os.O_WRONLY, 2); err != nil {
+		return 0, &SetupError{StepStatus, err}
+	}
 	if err := takePipe(cfg.Control, os.O_RDONLY, 0); err != nil {
 		return 0, &SetupError{StepStdin, err}
 	}
@@ -166,7 +171,8 @@ func openStderr(cfg Config) (*os.File, error) {
 
 // takePipe makes the runner's pipe at path the shim's fd: its control pipe
 // as fd 0 (os.Stdin: the go, then an interactive program's input), its
-// stdout pipe as fd 1 (the program's stdout). The runner holds the other
+// stdout pipe as fd 1 (the program's stdout), its status pipe as fd 2 (the
+// shim's own stderr: the armed line, the report). The runner holds the other
 // end open from before the container starts, so the open does not wait.
 // "" leaves fd as it is.
 func takePipe(path string, flag, fd int) error {

@@ -339,6 +339,8 @@ func TestHostileOpensTheRunsPipes(t *testing.T) {
 		"open /run/podjail/control for writing: EACCES",
 		"open /run/podjail/stdout for reading: EACCES",
 		"open /run/podjail/stdout for writing: EACCES",
+		"open /run/podjail/status for reading: EACCES",
+		"open /run/podjail/status for writing: EACCES",
 		"result: blocked")
 }
 

@@ -19,12 +19,12 @@ import (
 	"github.com/podjail/podjail/shim"
 )
 
-// armTimeout bounds arming: the container's create, attach and start and
-// the shim's own setup. Past it the runtime is failing, not the program.
+// armTimeout bounds arming: the container's create and start (and attach,
+// without the shim) and the shim's own setup. Past it the runtime is failing, not the program.
 const armTimeout = 2 * time.Minute
 
 // Armed is one run made ready ahead of its turn: its parent cgroup made,
-// its container created, attached and started, and the shim set up and
+// its container created and started, and the shim set up and
 // waiting for the go (shim/doc.go, step 6). Nothing of the program exists
 // until Fire. Use it once: Fire, or Discard; both remove everything it
 // holds. Without the shim there is nothing to wait in the container, so
@@ -38,11 +38,11 @@ type Armed struct {
 	parent *cgroupdrv.Parent
 	level  string
 
-	pipes    *pipes // a shimmed run's stdin (the go, then StdinStream) and stdout
+	pipes    *pipes // a shimmed run's stdin (the go, then StdinStream), stdout and status
 	out      *capped.Writer
-	stderr   *tailBuffer
-	attached chan error
-	stdout   chan error // the stdout pipe read to its end; nil: not read
+	stderr   *tailBuffer // the shim's stderr (its status pipe), or the attached container's
+	attached chan error  // that stream's end: the run's, or the shim's
+	stdout   chan error  // the stdout pipe read to its end; nil: not read
 	detach   context.CancelFunc
 	began    time.Time
 	base     time.Duration // the parent's processor time at the go (endMu)
@@ -95,7 +95,7 @@ func (r *Runner) Arm(ctx context.Context, req RunRequest) (_ *Armed, err error) 
 			return nil, MarkHost(err)
 		}
 		a.cleanups = append(a.cleanups, func(context.Context) { a.pipes.close() })
-		spec.ControlPipe, spec.StdoutPipe = a.pipes.controlPath, a.pipes.stdoutPath
+		spec.ControlPipe, spec.StdoutPipe, spec.StatusPipe = a.pipes.controlPath, a.pipes.stdoutPath, a.pipes.statusPath
 	}
 	if err := a.reserveLevel(&spec); err != nil {
 		return nil, err
@@ -197,25 +197,27 @@ func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
 	return nil
 }
 
-// attach connects the streams before the start: with log driver none
-// nothing is kept for later.
+// attach connects the streams before the start: a shimmed run's status
+// pipe, or Podman's attach for a run without the shim (with log driver
+// none nothing is kept for later). Either one's end is the run's end.
 func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	req := a.req
 	a.stderr = &tailBuffer{keep: stderrKeep}
 	a.out = &capped.Writer{Dst: req.Output, Limit: req.Limits.Output, Exceeded: func() {
 		go a.stop(KilledOutputLimit, outputLimitNote(req.Limits.Output))
 	}}
+	a.attached = make(chan error, 1)
+	if a.pipes != nil {
+		// Its stdout is the stdout pipe's, read once it is armed.
+		go func() { a.attached <- a.pipes.readStatus(a.stderr) }()
+		return nil
+	}
 	// The stream outlives Arm's own deadline: it carries the whole run.
 	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
 	a.detach = detach
 	a.cleanups = append(a.cleanups, func(context.Context) { detach() })
 	ready := make(chan struct{})
-	a.attached = make(chan error, 1)
-	var out io.Writer = a.out
-	if a.pipes != nil {
-		out = nil // the stdout pipe's
-	}
-	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, out, a.stderr, ready) }()
+	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, a.out, a.stderr, ready) }()
 	select {
 	case <-ready:
 		return nil
@@ -488,19 +490,19 @@ func (a *Armed) watch(running context.Context, start time.Time, base time.Durati
 	}
 }
 
-// drain waits for the attach stream and the stdout pipe to deliver what is
-// left; they normally end at once, but are bounded in case the service
-// keeps the stream open.
+// drain waits for the stderr stream (the status pipe, or the attach) and
+// the stdout pipe to deliver what is left; they normally end at once, but
+// are bounded in case a stream is held open.
 func (a *Armed) drain(start time.Time) error {
 	bound, cancel := context.WithTimeout(context.Background(), attachDrainTimeout)
 	defer cancel()
 	select {
 	case err := <-a.attached:
 		if err != nil {
-			a.r.log().Warn("attach stream ended with an error", "id", a.id, "error", err)
+			a.r.log().Warn("the run's stderr stream ended with an error", "id", a.id, "error", err)
 		}
 	case <-bound.Done():
-		a.r.log().Warn("attach stream still open after the container stopped", "id", a.id)
+		a.r.log().Warn("the run's stderr stream still open after the container stopped", "id", a.id)
 	}
 	if a.stdout != nil {
 		select {

@@ -6,12 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// pipes are a shimmed run's two FIFOs on the host, bind-mounted into its
-// container, that take the program's stdio off Podman's attach:
+// pipes are a shimmed run's three FIFOs on the host, bind-mounted into its
+// container, that take its stdio off Podman's attach:
 //
 //   - the control pipe (bindings.ControlPath), which the shim makes its
 //     stdin (shim --control): the go, then StdinStream. The server of
@@ -22,13 +23,18 @@ import (
 //   - the stdout pipe (bindings.StdoutPath), which the shim makes the
 //     program's stdout (shim --stdout): the runner reads it straight, at a
 //     pipe's rate, where attach carried it through conmon and the Podman
-//     service at a tenth of it (podjail bench's stream).
-//
-// The attach keeps the shim's stderr: its armed line and its report.
+//     service at a tenth of it (podjail bench's stream);
+//   - the status pipe (bindings.StatusPath), which the shim makes its own
+//     stderr (shim --status): its armed line and its report. Its end (EOF)
+//     is the shim's end, what the attach's end told before. With it a
+//     shimmed run has no attach: no hijacked connection, inspect and
+//     conmon attach socket per run, which cost Podman about a tenth of a
+//     bare lifecycle (podjail bench --spec-steps).
 type pipes struct {
-	dir                     string
-	controlPath, stdoutPath string
-	control, stdout         *os.File
+	dir                                 string
+	controlPath, stdoutPath, statusPath string
+	control, stdout, status             *os.File
+	closed                              atomic.Bool // by close: a read under way ends
 }
 
 // newPipes makes the FIFOs in their own directory of $TMPDIR (the host
@@ -37,21 +43,23 @@ type pipes struct {
 // rootless too), and opens the runner's ends so that the shim's opens do
 // not wait: the control pipe read-write (its open waits for no reader; the
 // shim reads EOF once it is closed), the stdout pipe for reading, without
-// waiting for a writer. Read nothing from stdout before the shim has opened
-// it (its armed line): until then a read finds no writer, which is EOF.
+// waiting for a writer, and the status pipe likewise. Read nothing from
+// stdout before the shim has opened it (its armed line): until then a read
+// finds no writer, which is EOF. readStatus knows that case.
 func newPipes() (_ *pipes, err error) {
 	dir, err := os.MkdirTemp("", "podjail-pipes-")
 	if err != nil {
 		return nil, fmt.Errorf("the run's pipes: %w", err)
 	}
-	p := &pipes{dir: dir, controlPath: filepath.Join(dir, "control"), stdoutPath: filepath.Join(dir, "stdout")}
+	p := &pipes{dir: dir, controlPath: filepath.Join(dir, "control"), stdoutPath: filepath.Join(dir, "stdout"),
+		statusPath: filepath.Join(dir, "status")}
 	defer func() {
 		if err != nil {
 			p.close()
 			err = fmt.Errorf("the run's pipes: %w", err)
 		}
 	}()
-	for _, path := range []string{p.controlPath, p.stdoutPath} {
+	for _, path := range []string{p.controlPath, p.stdoutPath, p.statusPath} {
 		if err := unix.Mkfifo(path, 0o600); err != nil {
 			return nil, err
 		}
@@ -59,12 +67,23 @@ func newPipes() (_ *pipes, err error) {
 	if p.control, err = os.OpenFile(p.controlPath, os.O_RDWR, 0); err != nil {
 		return nil, err
 	}
-	fd, err := unix.Open(p.stdoutPath, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if p.stdout, err = openReadEnd(p.stdoutPath); err != nil {
+		return nil, err
+	}
+	if p.status, err = openReadEnd(p.statusPath); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// openReadEnd opens a FIFO for reading without waiting for a writer,
+// non-blocking: read through Go's poller.
+func openReadEnd(path string) (*os.File, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, err
 	}
-	p.stdout = os.NewFile(uintptr(fd), p.stdoutPath) // non-blocking: read through Go's poller
-	return p, nil
+	return os.NewFile(uintptr(fd), path), nil
 }
 
 // closeControl ends the program's stdin: a write under way returns.
@@ -77,9 +96,12 @@ func (p *pipes) closeControl() {
 // close closes the runner's ends and removes the FIFOs; calling it again
 // does nothing.
 func (p *pipes) close() {
+	p.closed.Store(true)
 	p.closeControl()
-	if p.stdout != nil {
-		_ = p.stdout.Close()
+	for _, f := range []*os.File{p.stdout, p.status} {
+		if f != nil {
+			_ = f.Close()
+		}
 	}
 	_ = os.RemoveAll(p.dir)
 }
@@ -92,4 +114,50 @@ func (p *pipes) readStdout(dst io.Writer) error {
 		return nil
 	}
 	return err
+}
+
+// readStatus copies the status pipe into dst until the shim, its one
+// writer, has closed it: the shim has ended (or never opened it and the
+// pipe is closed here). A read finding no writer is EOF only once a
+// writer has come: the kernel reports a FIFO's hang-up to a reader
+// (POLLHUP) only after a writer opened it since the reader did, so until
+// the shim's open the reader waits, as it would for data.
+func (p *pipes) readStatus(dst io.Writer) error {
+	raw, err := p.status.SyscallConn()
+	if err != nil {
+		return err
+	}
+	buf := make([]byte, 4096)
+	for {
+		var n int
+		var rerr error
+		err := raw.Read(func(fd uintptr) bool {
+			n, rerr = unix.Read(int(fd), buf)
+			switch {
+			case rerr == unix.EAGAIN || rerr == unix.EINTR:
+				return false // nothing yet: wait for the poller
+			case rerr != nil || n > 0:
+				return true
+			}
+			// No writer: ended, or not come yet.
+			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+			if _, perr := unix.Poll(pfd, 0); perr != nil || pfd[0].Revents&unix.POLLHUP != 0 {
+				return true
+			}
+			return false
+		})
+		switch {
+		case err != nil && p.closed.Load():
+			return nil // closed here (poll's ErrFileClosing, not os.ErrClosed)
+		case err != nil:
+			return err
+		case rerr != nil:
+			return rerr
+		case n == 0:
+			return nil
+		}
+		if _, err := dst.Write(buf[:n]); err != nil {
+			return err
+		}
+	}
 }

@@ -363,7 +363,7 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	spec.Env = map[string]string{shim.NonceEnv: randomHex(16)}
 	spec.MemoryBytes += shimMemoryHeadroom
 	spec.Pids += shimPidsHeadroom
-	cmd := []string{bindings.ShimPath, "--armed", "--control", bindings.ControlPath, "--stdout", bindings.StdoutPath,
+	cmd := []string{bindings.ShimPath, "--armed", "--status", bindings.StatusPath, "--control", bindings.ControlPath, "--stdout", bindings.StdoutPath,
 		"--memory", strconv.FormatInt(req.Limits.Memory, 10),
 		"--pids", strconv.FormatInt(req.Limits.Pids, 10)}
 	for _, e := range req.Env {

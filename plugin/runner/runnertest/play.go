@@ -34,6 +34,17 @@ func (rt *Runtime) play(c *Container) {
 		report.ExitCode, report.Signal = -1, "SIGKILL"
 		c.finish(stderr, 137, &report)
 	}
+	if c.shimmed && c.Spec.StatusPipe != "" {
+		// The shim's stderr is the runner's status pipe (shim --status),
+		// opened first; its end, once the shim is gone, is the run's.
+		f, err := os.OpenFile(c.Spec.StatusPipe, os.O_WRONLY, 0)
+		if err != nil {
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: shim.StepStatus})
+			return
+		}
+		defer f.Close()
+		stderr = f
+	}
 	if c.shimmed && c.Spec.ControlPipe != "" {
 		// The shim's stdin is the runner's control pipe (shim --control).
 		f, err := os.OpenFile(c.Spec.ControlPipe, os.O_RDONLY, 0)

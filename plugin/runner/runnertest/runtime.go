@@ -52,8 +52,9 @@ type Program struct {
 }
 
 // Runtime is a bindings.Runtime whose containers play the shim's
-// protocol: the nonce from spec.Env, the armed line on the attach stderr,
-// one go byte from the control pipe (the attach stdin without one), the
+// protocol: the nonce from spec.Env, the armed line on the status pipe (the
+// attach stderr without one), one go byte from the control pipe (the
+// attach stdin without one), the
 // program (its stdout to the stdout pipe, or the attach), the report last. It is
 // safe for concurrent use and records what happened. Its Host is GoodHost.
 type Runtime struct {

@@ -1,5 +1,6 @@
 /* Opens the run's pipes the shim holds: the control pipe (the go, an
- * interactor's stream) and the stdout pipe, each for reading and for
+ * interactor's stream), the stdout pipe and the status pipe (the shim's
+ * armed line and report: a forged report starts there), each for reading and for
  * writing (non-blocking: an open must never wait). Each must fail with
  * EACCES: they are root's, mode 0600, and the program is 65534. */
 #define _GNU_SOURCE
@@ -37,6 +38,8 @@ int main(void) {
 	try_open("/run/podjail/control", O_WRONLY, "writing");
 	try_open("/run/podjail/stdout", O_RDONLY, "reading");
 	try_open("/run/podjail/stdout", O_WRONLY, "writing");
+	try_open("/run/podjail/status", O_RDONLY, "reading");
+	try_open("/run/podjail/status", O_WRONLY, "writing");
 	say("result: %s\n", escaped ? "ESCAPED" : "blocked");
 	return 0;
 }

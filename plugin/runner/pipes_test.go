@@ -1,0 +1,63 @@
+package runner
+
+import (
+	"bytes"
+	"os"
+	"testing"
+	"time"
+)
+
+// TestReadStatusWaitsForTheShim: the status pipe is read from before the
+// shim opens it; the read waits for it (no writer yet is not an end),
+// takes what it writes, and ends when it closes.
+func TestReadStatusWaitsForTheShim(t *testing.T) {
+	p, err := newPipes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	var got bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- p.readStatus(&got) }()
+	select {
+	case err := <-done:
+		t.Fatalf("the read ended before any writer came: %v, %q", err, got.String())
+	case <-time.After(200 * time.Millisecond):
+	}
+	w, err := os.OpenFile(p.statusPath, os.O_WRONLY, 0) // the shim's open
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{"podjail-armed n\n", "podjail-report n {}\n"} {
+		if _, err := w.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != "podjail-armed n\npodjail-report n {}\n" {
+		t.Errorf("read %q", got.String())
+	}
+}
+
+// TestReadStatusShimNeverCame: a shim that never opens the pipe leaves the
+// read waiting until the pipes are closed, which ends it without error.
+func TestReadStatusShimNeverCame(t *testing.T) {
+	p, err := newPipes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.readStatus(&bytes.Buffer{}) }()
+	p.close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("closed under the read: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the read did not end when the pipes were closed")
+	}
+}
