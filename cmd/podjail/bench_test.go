@@ -50,7 +50,7 @@ func TestPodjailBench(t *testing.T) {
 	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
 		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
 	}
-	if !strings.Contains(r.stdout, "+ stdout and stderr attached before the start") || !strings.Contains(r.stdout, "a judge's test: the shim's work") {
+	if !strings.Contains(r.stdout, "+ stdout and stderr attached before the start") || !strings.Contains(r.stdout, "a judge's test (against the last step kept)") {
 		t.Error("the bench did not build podjail's run container up from the bare one, part by part")
 	}
 	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, a bare lifecycle, the difference") {
