@@ -103,9 +103,9 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	}
 	switch st := r.Status(); st {
 	case runner.StatusNeverStarted:
-		// The go never reached the shim: most likely the stream to the
-		// Podman service was cut (the service restarted or failed).
-		return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); did the Podman service cut the run's stream?", r.Killed, r.KilledNote)
+		// The go never reached the shim, or the program never got a
+		// processor: a host too busy, or a runtime that failed under it.
+		return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); is the host overloaded, or did its container runtime fail?", r.Killed, r.KilledNote)
 	case runner.StatusTime:
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
 	case runner.StatusMemory:

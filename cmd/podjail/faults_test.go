@@ -100,33 +100,55 @@ func restartPodman(t *testing.T) {
 	}
 }
 
+// wantSurvived checks a judgement through a fault of the host that a run
+// under way need not see: AC (exit 0), or IE (exit 1) with a note naming
+// what for a call that met it; never a verdict against the submission.
+func wantSurvived(t *testing.T, res plugin.JudgeResult, code int, what string) {
+	t.Helper()
+	switch {
+	case res.Verdict == plugin.AC && code == exitOK:
+	case res.Verdict == plugin.IE:
+		wantIE(t, res, code, what)
+	default:
+		t.Errorf("judgement %s (%s), exit %d; want AC, or IE naming %q", res.Verdict, res.Note, code, what)
+	}
+	for _, tr := range res.Tests {
+		if tr.Verdict != plugin.AC && tr.Verdict != plugin.IE {
+			t.Errorf("test %s: %s (%s): a verdict against the submission for a failure of the host", tr.Name, tr.Verdict, tr.Note)
+		}
+	}
+}
+
 // TestFaultPodmanRestartMidJudge restarts the Podman service while a test
-// runs: tests that would be AC (a 4 s nap, under the 8 s of no progress)
-// lose their stream, and the first is IE naming Podman, never WA or TLE
-// (the judge stops there; it does not retry); once Podman is back nothing
-// of the judge is left.
+// runs (a 4 s nap, under the 8 s of no progress, armed ahead and given its
+// go before). A shimmed run's go, stdout and report go through its pipes,
+// not through Podman, and conmon outlives the service's restart: the test
+// under way is AC. A later test whose container was being made as Podman
+// went down is IE naming Podman (the judge stops there; it does not
+// retry); never WA or TLE; once Podman is back nothing of the judge is
+// left.
 func TestFaultPodmanRestartMidJudge(t *testing.T) {
 	env := hosttest.Podman(t)
 	nap := testProgram + " nap 4"
 	dir, langs, src := execProblem(t, env, "1", []string{testProgram + " exit 0", nap, nap, nap})
 	res, code, _ := judgeInterfered(t, env, nil, firstVerdict, func() { restartPodman(t) },
 		"--languages", langs, "--lang", "exec", "--parallel", "1", dir, src)
-	wantIE(t, res, code, "Podman")
+	wantSurvived(t, res, code, "Podman")
+	if len(res.Tests) < 2 || res.Tests[1].Verdict != plugin.AC {
+		t.Errorf("the test under way as Podman restarted was not AC: %+v", res.Tests)
+	}
 	assertNothingLeft(t, env, "")
 }
 
 // TestFaultPodmanRestartMidBuild restarts the Podman service while the
 // submission builds: a "compiler" that sleeps 10 s in the C image, so
 // that the build is in flight for certain once the runner sent it the go
-// (its debug log says so). The judge is IE naming Podman, never CE, no
-// test runs, and once Podman is back nothing of the build is left.
-//
-// The sleep need only outlast Podman's stop, which cuts the attach stream
-// about 2 s after the go (TestFaultPodmanRestartMidJudge's 4 s nap loses
-// its report the same way), so that the shim's report never comes: 10 s
-// leave a wide margin. Podman's wait on the container is still answered
-// when the sleep ends (the VM's logs: 21.4 s after the go with 20 s), and
-// only then is the judge IE: a longer sleep only costs time.
+// (its debug log says so). The build's report comes through its status
+// pipe, and Podman's wait on the container is answered once the service
+// is back (the VM's logs: 21.4 s after the go with a 20 s sleep), so the
+// build goes on and the judge is AC; a call that met the restart makes it
+// IE naming Podman with no test run. Never CE; once Podman is back
+// nothing of the build is left.
 func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	env := hosttest.Podman(t)
 	c, err := lang.Default().Lookup("c11")
@@ -145,9 +167,12 @@ func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	}
 	res, code, _ := judgeInterfered(t, env, []string{"PODJAIL_LOG_LEVEL=debug"}, logged("go sent"), func() { restartPodman(t) },
 		"--languages", langs, "--lang", "slowbuild", dir, src)
-	wantIE(t, res, code, "Podman")
-	if len(res.Tests) > 0 {
+	wantSurvived(t, res, code, "Podman")
+	if res.Verdict == plugin.IE && len(res.Tests) > 0 {
 		t.Errorf("%d tests judged after a build that did not finish", len(res.Tests))
+	}
+	if res.Verdict == plugin.AC && (!res.Build.OK || len(res.Tests) != 1) {
+		t.Errorf("AC with the build %+v and %d tests", res.Build, len(res.Tests))
 	}
 	assertNothingLeft(t, env, "")
 }

@@ -229,19 +229,35 @@ func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	}
 }
 
+// armCheckEvery is how often a shim slow to arm has its container looked
+// at: one that ended before it opened its status pipe (a Go runtime the
+// seccomp profile kills at start, say) has no stream to end.
+const armCheckEvery = 5 * time.Second
+
 // awaitArmed waits for the shim's armed line. A container that ends
-// first is a shim that failed: Fire reports it from the shim's report.
+// first is a shim that failed: Fire reports it from the shim's report,
+// or says there was none.
 func (a *Armed) awaitArmed(ctx context.Context) error {
-	select {
-	case <-a.stderr.found(shim.ArmedLine(a.nonce)):
-		a.r.log().Debug("armed", "name", a.res.Container)
-		return nil
-	case err := <-a.attached:
-		a.attached <- err
-		a.early = true
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("arm %s: the shim did not get ready: %w", a.res.Container, ctx.Err())
+	check := time.NewTicker(armCheckEvery)
+	defer check.Stop()
+	armed := a.stderr.found(shim.ArmedLine(a.nonce))
+	for {
+		select {
+		case <-armed:
+			a.r.log().Debug("armed", "name", a.res.Container)
+			return nil
+		case err := <-a.attached:
+			a.attached <- err
+			a.early = true
+			return nil
+		case <-check.C:
+			if st, err := a.r.Runtime.Inspect(ctx, a.id); err == nil && !st.Running && a.pipes != nil {
+				a.r.log().Warn("the shim's container ended before its status pipe was opened", "name", a.res.Container, "exit_code", st.ExitCode)
+				a.pipes.endStatus() // the read ends: the stream's end
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("arm %s: the shim did not get ready: %w", a.res.Container, ctx.Err())
+		}
 	}
 }
 

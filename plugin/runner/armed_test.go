@@ -150,6 +150,8 @@ func TestRunShimFailures(t *testing.T) {
 	}{
 		"fails before arming": {runnertest.Program{FailStep: shim.StepProbe}, "probe", 0},
 		"dies without report": {runnertest.Program{NoReport: true, CPU: time.Millisecond}, "report", 1},
+		// Seen by a look at the container (armCheckEvery), not in 2 min.
+		"dies before its status pipe": {runnertest.Program{DiesAtStart: true}, "report", 0},
 	} {
 		r, rt, cg := fakeRunner(t, one(c.prog))
 		_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second}})

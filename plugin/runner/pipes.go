@@ -93,6 +93,13 @@ func (p *pipes) closeControl() {
 	}
 }
 
+// endStatus ends a read of the status pipe under way: the shim is gone
+// without ever having opened it, so no end of its would come.
+func (p *pipes) endStatus() {
+	p.closed.Store(true)
+	_ = p.status.Close()
+}
+
 // close closes the runner's ends and removes the FIFOs; calling it again
 // does nothing.
 func (p *pipes) close() {

@@ -418,7 +418,7 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 		// Either end may be at fault: the shim killed before it reported,
 		// or the Podman service cutting the stream (restarted or crashed
 		// while the program ran on). Neither is the program's.
-		return &ShimError{Step: "report", Err: fmt.Sprintf("no report on the container's stderr (container exit code %d): the shim was killed, or the Podman service cut the stream (restarted or failed)", res.ContainerExitCode)}
+		return &ShimError{Step: "report", Err: fmt.Sprintf("no report on its status pipe (container exit code %d): the shim was killed, or died before it opened the pipe (a code of 128 + 31, SIGSYS, is the seccomp profile refusing it a call)", res.ContainerExitCode)}
 	}
 	res.Measure = decide(rep, res.Cgroup, res.Shimmed, setup)
 	if rep != nil {

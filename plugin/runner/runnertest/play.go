@@ -34,6 +34,10 @@ func (rt *Runtime) play(c *Container) {
 		report.ExitCode, report.Signal = -1, "SIGKILL"
 		c.finish(stderr, 137, &report)
 	}
+	if c.shimmed && p.DiesAtStart {
+		c.finish(io.Discard, 159, nil) // 128 + SIGSYS
+		return
+	}
 	if c.shimmed && c.Spec.StatusPipe != "" {
 		// The shim's stderr is the runner's status pipe (shim --status),
 		// opened first; its end, once the shim is gone, is the run's.

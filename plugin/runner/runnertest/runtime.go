@@ -27,15 +27,18 @@ type Program struct {
 	SetupCPU time.Duration // charged before the armed line: the container's own work
 	Peak     int64         // the program's memory.peak, and the parent's
 	Exit     int
-	Signal   string            // the program dies by it ("SIGSEGV")
-	OOMKill  bool              // the parent's memory.events oom_kill; dies by SIGKILL
-	Hang     bool              // after its output, runs until killed
-	Echo     bool              // copies its stdin to stdout until EOF (an interactive peer)
-	FailStep shim.Step         // the shim fails at this step, before arming
-	NoReport bool              // the shim dies (exit 137) without a report
-	Files    map[string][]byte // files left in the container (a build's artefacts)
-	Gate     <-chan struct{}   // after the go, waits for it (or a kill) before anything else
-	Expect   []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
+	Signal   string    // the program dies by it ("SIGSEGV")
+	OOMKill  bool      // the parent's memory.events oom_kill; dies by SIGKILL
+	Hang     bool      // after its output, runs until killed
+	Echo     bool      // copies its stdin to stdout until EOF (an interactive peer)
+	FailStep shim.Step // the shim fails at this step, before arming
+	// DiesAtStart: the shim dies before it opens its status pipe (its
+	// runtime killed at start), with no report anywhere.
+	DiesAtStart bool
+	NoReport    bool              // the shim dies (exit 137) without a report
+	Files       map[string][]byte // files left in the container (a build's artefacts)
+	Gate        <-chan struct{}   // after the go, waits for it (or a kill) before anything else
+	Expect      []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
 	// AtGo, when set, decides stdout and exit at the go (a checker reads
 	// the output it judges only then).
 	AtGo func(spec bindings.Spec) Program
