@@ -17,7 +17,8 @@ const interactorOutput = "/tmp/interactor.out"
 
 // prepareInteractive arms the solution and the interactor, each in its
 // own container; its judge fires both at once and copies every byte
-// between the two attach streams: they share no file. The solution's own
+// between the two, each one's stdout pipe to the other's control pipe:
+// they share no file. The solution's own
 // limits decide first, then the interactor's exit code (testlib: 0 AC, 1
 // WA, 2 PE, else CF). A pair stuck waiting on each other ends by the
 // solution's deadlines.

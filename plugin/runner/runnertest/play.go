@@ -200,8 +200,8 @@ func (rt *Runtime) play(c *Container) {
 	c.finish(stderr, int32(report.Status()), &report)
 }
 
-// finish ends the container: the report last on its stderr, then its
-// exit, then the end of its attach stream.
+// finish ends the container: the report last on its stderr (the status
+// pipe, or the attach), then its exit, then the end of its stream.
 func (c *Container) finish(stderr io.Writer, code int32, rep *shim.Report) {
 	c.end.Do(func() {
 		if rep != nil && c.shimmed {
