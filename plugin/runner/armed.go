@@ -1,7 +1,6 @@
 package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -197,70 +196,6 @@ func (a *Armed) create(ctx context.Context, spec bindings.Spec) error {
 	return nil
 }
 
-// attach connects the streams before the start: a shimmed run's status
-// pipe, or Podman's attach for a run without the shim (with log driver
-// none nothing is kept for later). Either one's end is the run's end.
-func (a *Armed) attach(ctx context.Context, in io.Reader) error {
-	req := a.req
-	a.stderr = &tailBuffer{keep: stderrKeep}
-	a.out = &capped.Writer{Dst: req.Output, Limit: req.Limits.Output, Exceeded: func() {
-		go a.stop(KilledOutputLimit, outputLimitNote(req.Limits.Output))
-	}}
-	a.attached = make(chan error, 1)
-	if a.pipes != nil {
-		// Its stdout is the stdout pipe's, read once it is armed.
-		go func() { a.attached <- a.pipes.readStatus(a.stderr) }()
-		return nil
-	}
-	// The stream outlives Arm's own deadline: it carries the whole run.
-	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
-	a.detach = detach
-	a.cleanups = append(a.cleanups, func(context.Context) { detach() })
-	ready := make(chan struct{})
-	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, a.out, a.stderr, ready) }()
-	select {
-	case <-ready:
-		return nil
-	case err := <-a.attached:
-		a.attached <- err
-		return fmt.Errorf("attach before start: %w", err)
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// armCheckEvery is how often a shim slow to arm has its container looked
-// at: one that ended before it opened its status pipe (a Go runtime the
-// seccomp profile kills at start, say) has no stream to end.
-const armCheckEvery = 5 * time.Second
-
-// awaitArmed waits for the shim's armed line. A container that ends
-// first is a shim that failed: Fire reports it from the shim's report,
-// or says there was none.
-func (a *Armed) awaitArmed(ctx context.Context) error {
-	check := time.NewTicker(armCheckEvery)
-	defer check.Stop()
-	armed := a.stderr.found(shim.ArmedLine(a.nonce))
-	for {
-		select {
-		case <-armed:
-			a.r.log().Debug("armed", "name", a.res.Container)
-			return nil
-		case err := <-a.attached:
-			a.attached <- err
-			a.early = true
-			return nil
-		case <-check.C:
-			if st, err := a.r.Runtime.Inspect(ctx, a.id); err == nil && !st.Running && a.pipes != nil {
-				a.r.log().Warn("the shim's container ended before its status pipe was opened", "name", a.res.Container, "exit_code", st.ExitCode)
-				a.pipes.endStatus() // the read ends: the stream's end
-			}
-		case <-ctx.Done():
-			return fmt.Errorf("arm %s: the shim did not get ready: %w", a.res.Container, ctx.Err())
-		}
-	}
-}
-
 // Fire starts the program and waits for the run to end. The container's
 // removal, its parent's and its level's release run after Fire returns,
 // off the caller's critical path; Done tells when they are over.
@@ -430,23 +365,6 @@ func (a *Armed) settle() {
 	}
 }
 
-// reportIn matches a stderr holding the shim's whole report line.
-func reportIn(nonce string) func(buf []byte) bool {
-	marker := []byte(shim.ReportPrefix + " " + nonce + " ")
-	return func(buf []byte) bool {
-		i := bytes.LastIndex(buf, marker)
-		if i < 0 {
-			return false
-		}
-		line, _, whole := bytes.Cut(buf[i:], []byte("\n"))
-		if !whole {
-			return false
-		}
-		_, ok := shim.ParseReport(line, nonce)
-		return ok
-	}
-}
-
 func outputLimitNote(limit int64) string {
 	return fmt.Sprintf("more than %d bytes of output", limit)
 }
@@ -504,38 +422,6 @@ func (a *Armed) watch(running context.Context, start time.Time, base time.Durati
 		w := deadlines{dir: a.parent.Path, base: base, cpu: wait.CPU, idle: wait.Idle}
 		a.stopping.Go(func() { w.watch(running, a.stop) })
 	}
-}
-
-// drain waits for the stderr stream (the status pipe, or the attach) and
-// the stdout pipe to deliver what is left; they normally end at once, but
-// are bounded in case a stream is held open.
-func (a *Armed) drain(start time.Time) error {
-	bound, cancel := context.WithTimeout(context.Background(), attachDrainTimeout)
-	defer cancel()
-	select {
-	case err := <-a.attached:
-		if err != nil {
-			a.r.log().Warn("the run's stderr stream ended with an error", "id", a.id, "error", err)
-		}
-	case <-bound.Done():
-		a.r.log().Warn("the run's stderr stream still open after the container stopped", "id", a.id)
-	}
-	if a.stdout != nil {
-		select {
-		case err := <-a.stdout:
-			if err != nil {
-				a.r.log().Warn("reading the stdout pipe failed", "id", a.id, "error", err)
-			}
-		case <-bound.Done():
-			a.r.log().Warn("stdout pipe still open after the container stopped", "id", a.id)
-		}
-	}
-	n, _, dstErr := a.out.Result()
-	a.res.OutputBytes = n
-	if first := a.out.FirstByte(); !first.IsZero() {
-		a.res.FirstOutput = first.Sub(start)
-	}
-	return dstErr
 }
 
 // stop ends the run once, with a reason; later calls do nothing, and so
@@ -615,23 +501,4 @@ func (a *Armed) cleanup(ctx context.Context) {
 			r.log().Debug("SELinux level released", "level", a.level, "held", r.Levels.Len())
 		}
 	})
-}
-
-// found returns a channel closed once line has been written to t.
-func (t *tailBuffer) found(line string) <-chan struct{} {
-	l := []byte(line)
-	return t.when(func(buf []byte) bool { return bytes.Contains(buf, l) })
-}
-
-// when returns a channel closed once what is kept matches.
-func (t *tailBuffer) when(match func(buf []byte) bool) <-chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	ch := make(chan struct{})
-	if match(t.buf) {
-		close(ch)
-		return ch
-	}
-	t.watches = append(t.watches, watch{match, ch})
-	return ch
 }
