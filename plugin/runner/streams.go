@@ -1,7 +1,8 @@
+package runner
+
 // A run's streams: its stderr (the shim's status pipe, or Podman's attach
 // for a run without the shim), the armed line and the report in it, the
 // drain at the end; and the stop sent to a container.
-package runner
 
 import (
 	"bytes"
