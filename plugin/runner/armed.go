@@ -19,7 +19,8 @@ import (
 )
 
 // armTimeout bounds arming: the container's create and start (and attach,
-// without the shim) and the shim's own setup. Past it the runtime is failing, not the program.
+// without the shim) and the shim's own setup. Past it the runtime is
+// failing, not the program.
 const armTimeout = 2 * time.Minute
 
 // Armed is one run made ready ahead of its turn: its parent cgroup made,
@@ -42,7 +43,6 @@ type Armed struct {
 	stderr   *tailBuffer // the shim's stderr (its status pipe), or the attached container's
 	attached chan error  // that stream's end: the run's, or the shim's
 	stdout   chan error  // the stdout pipe read to its end; nil: not read
-	detach   context.CancelFunc
 	began    time.Time
 	base     time.Duration // the parent's processor time at the go (endMu)
 	early    bool          // the container ended before it was armed (a shim failure)

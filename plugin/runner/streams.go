@@ -104,7 +104,6 @@ func (a *Armed) attach(ctx context.Context, in io.Reader) error {
 	}
 	// The stream outlives Arm's own deadline: it carries the whole run.
 	sctx, detach := context.WithCancel(context.WithoutCancel(ctx))
-	a.detach = detach
 	a.cleanups = append(a.cleanups, func(context.Context) { detach() })
 	ready := make(chan struct{})
 	go func() { a.attached <- a.r.Runtime.Attach(sctx, a.id, in, a.out, a.stderr, ready) }()
@@ -141,7 +140,10 @@ func (a *Armed) awaitArmed(ctx context.Context) error {
 			a.early = true
 			return nil
 		case <-check.C:
-			if st, err := a.r.Runtime.Inspect(ctx, a.id); err == nil && !st.Running && a.pipes != nil {
+			if a.pipes == nil {
+				continue // without the shim nothing arms: not called
+			}
+			if st, err := a.r.Runtime.Inspect(ctx, a.id); err == nil && !st.Running {
 				a.r.log().Warn("the shim's container ended before its status pipe was opened", "name", a.res.Container, "exit_code", st.ExitCode)
 				a.pipes.endStatus() // the read ends: the stream's end
 			}

@@ -38,32 +38,36 @@ func (rt *Runtime) play(c *Container) {
 		c.finish(io.Discard, 159, nil) // 128 + SIGSYS
 		return
 	}
-	if c.shimmed && c.Spec.StatusPipe != "" {
-		// The shim's stderr is the runner's status pipe (shim --status),
-		// opened first; its end, once the shim is gone, is the run's.
-		f, err := os.OpenFile(c.Spec.StatusPipe, os.O_WRONLY, 0)
+	// The shim opens the runner's pipes first (shim --status, --control,
+	// --stdout); one it cannot open ends it with a report of that step.
+	openPipe := func(path string, flag int, step shim.Step) *os.File {
+		f, err := os.OpenFile(path, flag, 0)
 		if err != nil {
-			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: shim.StepStatus})
+			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: step})
+		}
+		return f
+	}
+	if c.shimmed && c.Spec.StatusPipe != "" {
+		// Its stderr is the status pipe; its end, once the shim is gone,
+		// is the run's.
+		f := openPipe(c.Spec.StatusPipe, os.O_WRONLY, shim.StepStatus)
+		if f == nil {
 			return
 		}
 		defer f.Close()
 		stderr = f
 	}
 	if c.shimmed && c.Spec.ControlPipe != "" {
-		// The shim's stdin is the runner's control pipe (shim --control).
-		f, err := os.OpenFile(c.Spec.ControlPipe, os.O_RDONLY, 0)
-		if err != nil {
-			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: shim.StepStdin})
+		f := openPipe(c.Spec.ControlPipe, os.O_RDONLY, shim.StepStdin)
+		if f == nil {
 			return
 		}
 		defer f.Close()
 		stdin = f
 	}
 	if c.shimmed && c.Spec.StdoutPipe != "" {
-		// The program's stdout is the runner's stdout pipe (shim --stdout).
-		f, err := os.OpenFile(c.Spec.StdoutPipe, os.O_WRONLY, 0)
-		if err != nil {
-			c.finish(stderr, shim.ExitFailure, &shim.Report{ExitCode: -1, PidsPeak: -1, Error: err.Error(), Step: shim.StepStdin})
+		f := openPipe(c.Spec.StdoutPipe, os.O_WRONLY, shim.StepStdout)
+		if f == nil {
 			return
 		}
 		defer func() {
