@@ -506,7 +506,7 @@ func printBench(w io.Writer, r benchReport) {
 		}
 		printTop(w, j)
 		if j.Parallel == 1 {
-			printSpecSteps(w, r.SpecSteps, j.Floor, j.HostCPU)
+			printSpecSteps(w, r.SpecSteps, j)
 		}
 	}
 	printStream(w, r.Stream)

@@ -25,6 +25,10 @@ type specStep struct {
 	// Aside: timed beside the step before for comparison, not a part of
 	// the run container (the attach, which shimmed runs no longer make).
 	Aside bool `json:"aside,omitempty"`
+	// Cgroups is each cgroup's processor time per lifecycle, read as a
+	// judge's Top is: the last step kept against a judge's test tells
+	// where podjail's own calls and process cost the host.
+	Cgroups map[string]time.Duration `json:"cgroups_per_lifecycle_ns,omitempty"`
 }
 
 // specPart adds one part of a run's container to a lifecycle: to its spec,
@@ -84,11 +88,12 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 	for _, p := range parts {
 		s, l := spec, life
 		p.apply(&s, &l)
+		cg0 := cgroupUsage()
 		cpu, err := benchLifecycles(n, 1, func() (int32, error) { return specLifecycle(ctx, r, s, l) })
 		if err != nil {
 			return steps, fmt.Errorf("%s: %w", p.name, err)
 		}
-		steps = append(steps, specStep{p.name, cpu, p.aside})
+		steps = append(steps, specStep{p.name, cpu, p.aside, perRun(cg0, cgroupUsage(), n)})
 		if !p.aside {
 			spec, life = s, l
 		}
@@ -167,22 +172,32 @@ func runFiles(dir string) (benchRunFiles, error) {
 }
 
 // printSpecSteps prints each step's time per lifecycle beside the bare
-// lifecycle's and the judge's test at P = 1.
-func printSpecSteps(w io.Writer, steps []specStep, bare, test time.Duration) {
+// lifecycle's and the judge's test j at P = 1, then j's cgroups beside the
+// last step kept's: what podjail adds to the container it runs, and where.
+func printSpecSteps(w io.Writer, steps []specStep, j benchJudge) {
+	bare, test := j.Floor, j.HostCPU
 	if len(steps) == 0 || bare <= 0 {
 		return
 	}
 	fmt.Fprintln(w, "podjail's run container built up from the bare one, host CPU per lifecycle, P = 1:")
 	ratio := func(d time.Duration) float64 { return d.Seconds() / bare.Seconds() }
 	fmt.Fprintf(w, "  %10s  1.00 ×             bare REST lifecycle\n", benchMS(bare))
-	last := bare
+	last := specStep{HostCPU: bare}
 	for _, s := range steps {
-		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  %s\n", benchMS(s.HostCPU), ratio(s.HostCPU), benchMSDiff(s.HostCPU-last), s.Name)
+		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  %s\n", benchMS(s.HostCPU), ratio(s.HostCPU), benchMSDiff(s.HostCPU-last.HostCPU), s.Name)
 		if !s.Aside {
-			last = s.HostCPU
+			last = s
 		}
 	}
-	if test > 0 {
-		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  a judge's test (against the last step kept): the shim's work at the go, podjail's calls and process\n", benchMS(test), ratio(test), benchMSDiff(test-last))
+	if test <= 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %10s  %.2f × (%10s)  a judge's test (against the last step kept): the shim's work at the go, podjail's calls and process\n", benchMS(test), ratio(test), benchMSDiff(test-last.HostCPU))
+	if last.Cgroups == nil {
+		return
+	}
+	fmt.Fprintln(w, "    per test, by cgroup: the judge, the last step kept, the difference")
+	for _, c := range j.Top {
+		fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", benchMS(c.CPU), benchMS(last.Cgroups[c.Path]), benchMSDiff(c.CPU-last.Cgroups[c.Path]), c.Path)
 	}
 }

@@ -53,6 +53,9 @@ func TestPodjailBench(t *testing.T) {
 	if !strings.Contains(r.stdout, "+ stdout and stderr attached before the start") || !strings.Contains(r.stdout, "a judge's test (against the last step kept)") {
 		t.Error("the bench did not build podjail's run container up from the bare one, part by part")
 	}
+	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, the last step kept, the difference") {
+		t.Error("the bench did not compare the judge's cgroups with those of the container podjail runs")
+	}
 	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, a bare lifecycle, the difference") {
 		t.Error("the bench did not compare the judge's cgroups with the bare lifecycle's")
 	}

@@ -46,6 +46,7 @@ type Armed struct {
 	began    time.Time
 	base     time.Duration // the parent's processor time at the go (endMu)
 	early    bool          // the container ended before it was armed (a shim failure)
+	reported bool          // the run ended at the shim's report, its container's exit not waited for
 
 	killed   chan stopReason
 	stopping sync.WaitGroup // stops under way: the container is removed after them
@@ -336,6 +337,7 @@ func (a *Armed) end(ctx context.Context) (code int32, waited bool, err error) {
 		}
 		if rep, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce); ok {
 			a.settle()
+			a.reported = true
 			return int32(rep.Status()), false, nil
 		}
 	}
@@ -486,6 +488,9 @@ func (a *Armed) cleanup(ctx context.Context) {
 		r := a.r
 		if a.id != "" {
 			began := time.Now()
+			if a.reported {
+				r.awaitExit(ctx, a.id)
+			}
 			r.remove(ctx, a.id)
 			r.log().Debug("container removed", "name", a.res.Container)
 			r.phase(PhaseRemove, began)

@@ -459,6 +459,32 @@ func TestRunEndsAtTheReport(t *testing.T) {
 	}
 }
 
+// TestRunRemovesOnceExited: a run ends at the shim's report, but its
+// container exits a moment later; it is removed once it has exited, not
+// killed by a forced removal while it still runs.
+func TestRunRemovesOnceExited(t *testing.T) {
+	const lag = 300 * time.Millisecond
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{Stdout: []byte("42\n"), ExitLag: lag}))
+	var out bytes.Buffer
+	a, err := r.Arm(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Output: &out, Limits: Limits{Time: time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Fire(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status() != StatusExited || out.String() != "42\n" || res.Wall >= lag {
+		t.Errorf("status %s, output %q, wall %v; want exited, 42, ended at the report (within %v)", res.Status(), out.String(), res.Wall, lag)
+	}
+	<-a.Done()
+	s := rt.State()
+	if !slices.Equal(s.Removed, s.Created) || len(s.Forced) != 0 || len(s.Kills) != 0 {
+		t.Errorf("runtime saw %+v; want the container removed once it had exited, never killed", s)
+	}
+	runnertest.AssertNothingLeft(t, rt, cg)
+}
+
 // TestRunDeadlineAfterTheProgramEnded: the program ended on its own within
 // its limits, but its report reached the host after the absolute cap (a
 // busy host): the stop found nothing to kill and the shim reported a

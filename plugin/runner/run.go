@@ -25,6 +25,11 @@ import (
 // cleanupTimeout bounds removing a container after the run's context ended.
 const cleanupTimeout = 60 * time.Second
 
+// exitWaitTimeout bounds waiting for a reported run's container to exit
+// before it is removed (awaitExit): seconds on a busy host, or never, if
+// Podman's service went away.
+const exitWaitTimeout = 10 * time.Second
+
 // attachDrainTimeout bounds how long after the container stopped the attach
 // stream may take to deliver what is left; the stream normally ends at once.
 const attachDrainTimeout = 30 * time.Second
@@ -428,6 +433,22 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 		}
 	}
 	return nil
+}
+
+// awaitExit waits, a while at most, for the container of a run that
+// ended at the shim's report to exit before it is removed. The shim
+// reports last, so the container is about to exit; a forced removal
+// before it has makes Podman kill it (crun kill, the stop's own wait)
+// and clean it up beside conmon's cleanup process, which costs the host
+// more than the removal of a container that has exited (podjail bench's
+// spec steps). A wait that fails or runs out leaves the forced removal to
+// do it.
+func (r *Runner) awaitExit(ctx context.Context, id string) {
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), exitWaitTimeout)
+	defer cancel()
+	if _, err := r.Runtime.Wait(wctx, id); err != nil {
+		r.log().Debug("container not seen to exit before its removal", "id", id, "error", err)
+	}
 }
 
 func (r *Runner) remove(ctx context.Context, id string) {

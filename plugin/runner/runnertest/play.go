@@ -205,15 +205,30 @@ func (rt *Runtime) play(c *Container) {
 }
 
 // finish ends the container: the report last on its stderr (the status
-// pipe, or the attach), then its exit, then the end of its stream.
+// pipe, or the attach), then its exit (ExitLag later, after a report:
+// conmon's part once the shim is gone), then the end of its stream.
 func (c *Container) finish(stderr io.Writer, code int32, rep *shim.Report) {
 	c.end.Do(func() {
-		if rep != nil && c.shimmed {
+		reported := rep != nil && c.shimmed
+		if reported {
 			_, _ = stderr.Write(shim.FormatReport(c.nonce, *rep))
 		}
-		c.ended.Store(true)
-		c.exit = code
-		close(c.done)
+		exit := func() {
+			c.ended.Store(true)
+			c.exit = code
+			close(c.done)
+		}
+		if !reported || c.Prog.ExitLag <= 0 {
+			exit()
+			return
+		}
+		go func() {
+			select {
+			case <-time.After(c.Prog.ExitLag):
+			case <-c.kill:
+			}
+			exit()
+		}()
 	})
 }
 

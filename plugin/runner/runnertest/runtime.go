@@ -52,6 +52,10 @@ type Program struct {
 	// ReportLag is how long after the program ended on its own its
 	// report comes (the shim still running, a stop to it unheard).
 	ReportLag time.Duration
+	// ExitLag is how long after the shim's end (its report, its status
+	// pipe closed) the container exits, conmon's part; or until it is
+	// killed.
+	ExitLag time.Duration
 }
 
 // Runtime is a bindings.Runtime whose containers play the shim's
@@ -72,6 +76,7 @@ type Runtime struct {
 	created  []string
 	started  []string
 	removed  []string
+	forced   []string // removed while still running: Podman kills them
 	goes     []string // containers that got their go, in order
 	kills    []string // "id SIGNAL"
 	copiedIn map[string][]byte
@@ -307,6 +312,9 @@ func (rt *Runtime) Remove(ctx context.Context, id string) error {
 	}
 	rt.mu.Lock()
 	started := c.started
+	if started && !c.ended.Load() {
+		rt.forced = append(rt.forced, id)
+	}
 	rt.mu.Unlock()
 	if started {
 		select {
