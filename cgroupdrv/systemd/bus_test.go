@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,6 +34,11 @@ type fakeBus struct {
 	// hangUpAfter names a call after whose answer every connection is
 	// hung up, before the job's result is sent (once).
 	hangUpAfter string
+	// cgroups, when set, is the cgroup v2 root a system manager's slices
+	// are made and removed in, their ControlGroup "/" + the slice; unset,
+	// every ControlGroup is "/fake.slice".
+	cgroups     string
+	lastStarted string
 	write       sync.Mutex
 }
 
@@ -135,10 +141,18 @@ func (f *fakeBus) answer(c net.Conn, call *dbus.Message) {
 	case "AddMatch", "ResetFailedUnit":
 		f.reply(c, call)
 	case "Get": // org.freedesktop.DBus.Properties
+		f.mu.Lock()
+		f.calls["Get "+arg(1)]++
+		cgroups, last := f.cgroups, f.lastStarted
+		f.mu.Unlock()
 		switch arg(1) {
 		case "Version":
 			f.reply(c, call, dbus.MakeVariant("257"))
 		case "ControlGroup":
+			if cgroups != "" {
+				f.reply(c, call, dbus.MakeVariant("/"+last))
+				return
+			}
 			f.reply(c, call, dbus.MakeVariant("/fake.slice"))
 		}
 	case "StartTransientUnit", "StopUnit":
@@ -146,6 +160,14 @@ func (f *fakeBus) answer(c net.Conn, call *dbus.Message) {
 		f.mu.Lock()
 		had := f.units[unit]
 		f.units[unit] = member == "StartTransientUnit"
+		if f.cgroups != "" && had != f.units[unit] {
+			f.lastStarted = unit
+			if had {
+				_ = os.Remove(filepath.Join(f.cgroups, unit))
+			} else {
+				_ = os.Mkdir(filepath.Join(f.cgroups, unit), 0o755)
+			}
+		}
 		hangUp := f.hangUpAfter == member
 		if hangUp {
 			f.hangUpAfter = ""
@@ -268,5 +290,46 @@ func TestBusUnreachable(t *testing.T) {
 	}}
 	if _, err := b.Version(context.Background()); !errors.Is(err, cgroupdrv.ErrBusUnreachable) {
 		t.Errorf("no bus: %v; want ErrBusUnreachable", err)
+	}
+}
+
+// TestSlicesFoundWithoutAsking: the first slice's cgroup is asked of
+// systemd, the next ones are found beside it; a clean stop of a slice the
+// driver started clears no failed state, and a stop of any other does.
+func TestSlicesFoundWithoutAsking(t *testing.T) {
+	f := newFakeBus(t)
+	f.cgroups = t.TempDir()
+	d := &Driver{Bus: &Bus{open: f.open}, Root: f.cgroups}
+	defer d.Bus.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var made []cgroupdrv.Parent
+	for i := range 3 {
+		p, err := d.Create(ctx, fmt.Sprintf("%s1_2_%d", cgroupdrv.Prefix, i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := filepath.Join(f.cgroups, unit(p.ID)); p.Path != want {
+			t.Errorf("parent %d at %s; want %s", i, p.Path, want)
+		}
+		made = append(made, p)
+	}
+	if n := f.count("Get ControlGroup"); n != 1 {
+		t.Errorf("systemd asked for the cgroup of %d slices out of 3; want 1", n)
+	}
+	for _, p := range made {
+		if err := d.Destroy(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := f.count("ResetFailedUnit"); n != 0 {
+		t.Errorf("%d failed states cleared after clean stops of the driver's own slices; want 0", n)
+	}
+	// A slice another process left (the sweep's) may have failed.
+	if err := d.Destroy(ctx, cgroupdrv.Parent{ID: cgroupdrv.Prefix + "9_9_left"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := f.count("ResetFailedUnit"); n != 1 {
+		t.Errorf("%d failed states cleared after the stop of a slice left by another; want 1", n)
 	}
 }
