@@ -88,6 +88,10 @@ type benchJudge struct {
 	Fired time.Duration `json:"fired_median_ns"`
 	// Peak is the median of the program's peak memory.
 	Peak int64 `json:"peak_median_bytes"`
+	// RunCgroup is the median processor time of a run's own parent
+	// cgroup (the shim, its probe, the program): gone with the run, it is
+	// in HostCPU but in none of Top. Zero: no parent cgroups.
+	RunCgroup time.Duration `json:"run_cgroup_cpu_median_ns,omitempty"`
 	// TestsWall is from the end of the build to the last verdict; Wall
 	// the whole judge, setup of the runner aside.
 	TestsWall   time.Duration `json:"tests_wall_ns"`
@@ -358,12 +362,19 @@ func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []
 	if res.Verdict != plugin.AC {
 		return j, fmt.Errorf("the trivial problem was judged %s (%s), not AC: the figures would mean nothing", res.Verdict, res.Note)
 	}
-	var crit, fired []time.Duration
+	var crit, fired, runs []time.Duration
 	var peaks []int64
 	for _, t := range res.Tests {
 		crit = append(crit, t.Critical)
 		fired = append(fired, t.Run.Wall)
 		peaks = append(peaks, t.Peak)
+		if t.Run.Cgroup != nil {
+			runs = append(runs, t.Run.Cgroup.CPU)
+		}
+	}
+	if len(runs) > 0 {
+		slices.Sort(runs)
+		j.RunCgroup = runs[len(runs)/2]
 	}
 	slices.Sort(peaks)
 	j.Peak = peaks[len(peaks)/2]
@@ -493,6 +504,9 @@ func printBench(w io.Writer, r benchReport) {
 		fmt.Fprintf(w, "  tests wall (build end→verdict) %10s  %.3f × %d sequential podman runs\n", ms(j.TestsWall), j.WallFrac, j.Tests)
 		fmt.Fprintf(w, "  judge wall (build included)   %10s  %.1f tests/s\n", ms(j.Wall), j.TestsPerSec)
 		fmt.Fprintf(w, "  host CPU per test             %10s  (bound on tests wall: %s on %d cores)\n", ms(j.HostCPU), ms(j.HostCPU*time.Duration(j.Tests)/time.Duration(runtime.NumCPU())), runtime.NumCPU())
+		if j.RunCgroup > 0 {
+			fmt.Fprintf(w, "  of it the run's own cgroup    %10s  (median: the shim, its probe, the program; gone with the run, in no cgroup below)\n", ms(j.RunCgroup))
+		}
 		if j.Floor > 0 {
 			fmt.Fprintf(w, "  bare REST lifecycle, same P   %10s  host CPU per test %.2f × it (Podman's own work: the floor)\n", ms(j.Floor), j.OverFloor)
 		}
