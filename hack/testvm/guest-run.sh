@@ -122,6 +122,31 @@ cp -rL "$share/payload" "$payload" || {
 	finish 1
 }
 chmod -R a+rX "$payload"
+
+# --- the scratch test image from progs/, for root and for tester: in the
+# background, beside the SELinux module's build below (both a minute or so
+# under emulation, neither needs the other)
+import_test_image() {
+	if [ ! -d "$payload/progs" ]; then
+		log "no progs/: $test_image not made"
+		return 0
+	fi
+	find "$payload/progs" -type f -exec chmod 0755 {} +
+	log "import $test_image from progs/: $(cd "$payload/progs" && find . -type f | sed 's|^\./||' | sort | xargs)"
+	mk_tar() { tar -C "$payload/progs" --numeric-owner --owner=0 --group=0 -c .; }
+	if ! mk_tar | podman import -q - "$test_image" >/dev/null ||
+		! mk_tar | as-tester podman import -q - "$test_image" >/dev/null; then
+		log "FATAL: podman import of $test_image failed"
+		echo "FAIL import-test-image - rc=1 seconds=0" >>"$out/summary.txt"
+		return 1
+	fi
+	log "imported $test_image"
+}
+import_pid=
+if [ ! -e "$payload/guest.sh" ]; then
+	import_test_image &
+	import_pid=$!
+fi
 # SELinux: containers execute the shim from the host, so it needs a label
 # container_t may execute: contrib/selinux/README.md's way without the module.
 fedora_shim=/usr/libexec/podjail/podjail-shim
@@ -181,19 +206,9 @@ if [ -e "$payload/guest.sh" ]; then
 	finish $?
 fi
 
-# --- the scratch test image from progs/, for root and for tester
-if [ -d "$payload/progs" ]; then
-	find "$payload/progs" -type f -exec chmod 0755 {} +
-	log "import $test_image from progs/: $(cd "$payload/progs" && find . -type f | sed 's|^\./||' | sort | xargs)"
-	mk_tar() { tar -C "$payload/progs" --numeric-owner --owner=0 --group=0 -c .; }
-	if ! mk_tar | podman import -q - "$test_image" >/dev/null ||
-		! mk_tar | as-tester podman import -q - "$test_image" >/dev/null; then
-		log "FATAL: podman import of $test_image failed"
-		echo "FAIL import-test-image - rc=1 seconds=0" >>"$out/summary.txt"
-		finish 1
-	fi
-else
-	log "no progs/: $test_image not made"
+# --- the scratch test image, imported while the SELinux module builds
+if [ -n "${import_pid:-}" ]; then
+	wait "$import_pid" || finish 1
 fi
 
 # --- a second rootful Podman service on the cgroupfs manager, for the cgroupfs driver
