@@ -6,11 +6,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/policy"
 )
@@ -29,6 +31,11 @@ type specStep struct {
 	// judge's Top is: the last step kept against a judge's test tells
 	// where podjail's own calls and process cost the host.
 	Cgroups map[string]time.Duration `json:"cgroups_per_lifecycle_ns,omitempty"`
+	// RunCgroup is the median processor time of the container's own
+	// parent cgroup, read before its removal, as a judge's RunCgroup:
+	// what runs inside the container (crun's part there, the program).
+	// Zero: no parent cgroup at this step.
+	RunCgroup time.Duration `json:"run_cgroup_cpu_median_ns,omitempty"`
 }
 
 // specPart adds one part of a run's container to a lifecycle: to its spec,
@@ -88,12 +95,18 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 	for _, p := range parts {
 		s, l := spec, life
 		p.apply(&s, &l)
+		var runs []time.Duration
 		cg0 := cgroupUsage()
-		cpu, err := benchLifecycles(n, 1, func() (int32, error) { return specLifecycle(ctx, r, s, l) })
+		cpu, err := benchLifecycles(n, 1, func() (int32, error) { return specLifecycle(ctx, r, s, l, &runs) })
 		if err != nil {
 			return steps, fmt.Errorf("%s: %w", p.name, err)
 		}
-		steps = append(steps, specStep{p.name, cpu, p.aside, perRun(cg0, cgroupUsage(), n)})
+		step := specStep{Name: p.name, HostCPU: cpu, Aside: p.aside, Cgroups: perRun(cg0, cgroupUsage(), n)}
+		if len(runs) > 0 {
+			slices.Sort(runs)
+			step.RunCgroup = runs[len(runs)/2]
+		}
+		steps = append(steps, step)
 		if !p.aside {
 			spec, life = s, l
 		}
@@ -102,14 +115,18 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 }
 
 // specLifecycle creates, starts, waits for and removes one container of
-// s, with l's parent cgroup and attach.
-func specLifecycle(ctx context.Context, r *plugin.Runner, s bindings.Spec, l specLife) (code int32, err error) {
+// s, with l's parent cgroup and attach; with a parent, its processor time
+// once the container is gone is added to runs.
+func specLifecycle(ctx context.Context, r *plugin.Runner, s bindings.Spec, l specLife, runs *[]time.Duration) (code int32, err error) {
 	if l.parent {
 		p, err := r.Cgroups.Create(ctx, r.Self.ParentID())
 		if err != nil {
 			return 0, err
 		}
 		defer func() {
+			if v, rerr := cgroupdrv.CPUUsage(p.Path); rerr == nil && err == nil {
+				*runs = append(*runs, v)
+			}
 			if derr := r.Cgroups.Destroy(context.WithoutCancel(ctx), p); err == nil {
 				err = derr
 			}
@@ -184,7 +201,11 @@ func printSpecSteps(w io.Writer, steps []specStep, j benchJudge) {
 	fmt.Fprintf(w, "  %10s  1.00 ×             bare REST lifecycle\n", benchMS(bare))
 	last := specStep{HostCPU: bare}
 	for _, s := range steps {
-		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  %s\n", benchMS(s.HostCPU), ratio(s.HostCPU), benchMSDiff(s.HostCPU-last.HostCPU), s.Name)
+		own := ""
+		if s.RunCgroup > 0 {
+			own = fmt.Sprintf(" (its own cgroup %s)", benchMS(s.RunCgroup))
+		}
+		fmt.Fprintf(w, "  %10s  %.2f × (%10s)  %s%s\n", benchMS(s.HostCPU), ratio(s.HostCPU), benchMSDiff(s.HostCPU-last.HostCPU), s.Name, own)
 		if !s.Aside {
 			last = s
 		}
