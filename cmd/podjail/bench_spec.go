@@ -47,9 +47,13 @@ type specPart struct {
 	aside bool // not kept for the next steps (specStep.Aside)
 }
 
-// specLife is what a lifecycle does beside its spec.
+// specLife is what a lifecycle does beside its spec: a parent cgroup,
+// the streams attached, and when the container is removed (at once once
+// it has exited; removeAfter its exit; or, noWait, right after its start,
+// Podman stopping it).
 type specLife struct {
-	parent, attach bool
+	parent, attach, noWait bool
+	removeAfter            time.Duration
 }
 
 // benchSpecSteps times n lifecycles (create, start, wait, remove, one at
@@ -57,7 +61,9 @@ type specLife struct {
 // container the runner makes (plugin/runner's spec) to the one before:
 // the container's own settings, its seccomp profile, the shim's and the
 // run's files mounted, its parent cgroup; and, aside, the attach a run
-// without the shim still makes. What the shim does at the go, and
+// without the shim still makes, and the removal later after the exit or
+// before it (what it costs Podman when a runner removes). What the shim
+// does at the go, and
 // podjail's own calls and process, are the rest up to a judge's test.
 func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int) ([]specStep, error) {
 	files, err := os.MkdirTemp("", "podjail-bench-spec-")
@@ -83,7 +89,10 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 	if r.Cgroups != nil {
 		parts = append(parts, specPart{"+ its own parent cgroup (" + r.Cgroups.Name() + ")", func(_ *bindings.Spec, l *specLife) { l.parent = true }, false})
 	}
-	parts = append(parts, specPart{"+ stdout and stderr attached before the start (runs without the shim only)", func(_ *bindings.Spec, l *specLife) { l.attach = true }, true})
+	parts = append(parts,
+		specPart{"+ stdout and stderr attached before the start (runs without the shim only)", func(_ *bindings.Spec, l *specLife) { l.attach = true }, true},
+		specPart{"+ removed 0.5 s after its exit, not at once (conmon's cleanup process first)", func(_ *bindings.Spec, l *specLife) { l.removeAfter = 500 * time.Millisecond }, true},
+		specPart{"+ removed right after its start, its exit not waited for (Podman stops it)", func(_ *bindings.Spec, l *specLife) { l.noWait = true }, true})
 
 	spec := bindings.Spec{
 		Image: image, Command: argv, Labels: r.Self.Labels("run"), Profile: policy.Shim(),
@@ -156,8 +165,15 @@ func specLifecycle(ctx context.Context, r *plugin.Runner, s bindings.Spec, l spe
 	if err := r.Runtime.Start(ctx, id); err != nil {
 		return 0, err
 	}
+	if l.noWait {
+		return 0, nil
+	}
 	if code, err = r.Runtime.Wait(ctx, id); err != nil {
 		return code, err
+	}
+	if l.removeAfter > 0 {
+		// Not a synchronisation: the removal's timing is what is timed.
+		<-time.After(l.removeAfter)
 	}
 	if attached != nil {
 		err = <-attached
