@@ -83,8 +83,9 @@ type cgroupCPU struct {
 	FloorAlive time.Duration `json:"bare_lifecycle_alive_cpu_ns,omitempty"`
 }
 
-// cgroupUsage reads cpu.stat usage of the cgroups down to three levels below
-// the root, where the runtime's services and the users' managers live.
+// cgroupUsage reads cpu.stat usage of the cgroups down to five levels below
+// the root: the system's services and the users' managers at three, a
+// user manager's services (a rootless Podman's, its conmons) at five.
 func cgroupUsage() map[string]time.Duration {
 	use := map[string]time.Duration{}
 	root := cgroupdrv.DefaultRoot
@@ -93,7 +94,7 @@ func cgroupUsage() map[string]time.Duration {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, p)
-		if rel != "." && strings.Count(rel, "/") >= 3 {
+		if rel != "." && strings.Count(rel, "/") >= 5 {
 			return filepath.SkipDir
 		}
 		if v, err := cgroupdrv.CPUUsage(p); err == nil && rel != "." {
