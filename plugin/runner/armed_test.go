@@ -166,6 +166,24 @@ func TestRunShimFailures(t *testing.T) {
 	}
 }
 
+// TestRunStatusLost: the status pipe ends before the armed line while the
+// shim lives on, silent. The run is an error of the host's at once, not a
+// run held to its absolute cap (a build's wall cap would blame the
+// submission), and nothing of it is left.
+func TestRunStatusLost(t *testing.T) {
+	t.Parallel()
+	r, rt, cg := fakeRunner(t, one(runnertest.Program{StatusLost: true}))
+	_, err := r.Run(context.Background(), RunRequest{Image: "img", Command: []string{"/p"}, Limits: Limits{Time: time.Second},
+		Wait: Wait{Deadlines: Deadlines{Wall: time.Hour}}})
+	if !errors.Is(err, ErrHost) || !strings.Contains(fmt.Sprint(err), "status pipe ended before its armed line") {
+		t.Errorf("error %v; want the host's, the status pipe named", err)
+	}
+	if s := rt.State(); len(s.Goes) != 0 {
+		t.Errorf("the go was sent to a shim never heard armed: %+v", s)
+	}
+	runnertest.AssertNothingLeft(t, rt, cg)
+}
+
 func TestRunImageMissingLeavesNothing(t *testing.T) {
 	r, rt, cg := fakeRunner(t, nil)
 	rt.SetMissing("absent:1")

@@ -138,7 +138,7 @@ func (a *Armed) awaitArmed(ctx context.Context) error {
 		case err := <-a.attached:
 			a.attached <- err
 			a.early = true
-			return nil
+			return a.endedEarly(ctx, err)
 		case <-check.C:
 			if a.pipes == nil {
 				continue // without the shim nothing arms: not called
@@ -151,6 +151,33 @@ func (a *Armed) awaitArmed(ctx context.Context) error {
 			return fmt.Errorf("arm %s: the shim did not get ready: %w", a.res.Container, ctx.Err())
 		}
 	}
+}
+
+// earlyExitWait bounds waiting for the container of a shim whose status
+// pipe ended before its armed line: a shim that failed is gone in
+// moments.
+const earlyExitWait = 5 * time.Second
+
+// endedEarly decides on a shim's stream that ended before its armed line.
+// With the shim's report, or its container gone, the shim failed: Fire
+// says how. A container still running with neither has a shim that can
+// no longer be heard: it would hold the run until its absolute cap, and a
+// build's wall cap would blame the submission. That is ours, and said at
+// once.
+func (a *Armed) endedEarly(ctx context.Context, readErr error) error {
+	if a.pipes == nil {
+		return nil
+	}
+	if _, ok := shim.ParseReport(a.stderr.Bytes(), a.nonce); ok {
+		return nil
+	}
+	wctx, cancel := context.WithTimeout(ctx, earlyExitWait)
+	defer cancel()
+	if _, err := a.r.Runtime.Wait(wctx, a.id); err == nil {
+		return nil
+	}
+	a.r.log().Warn("the shim's status pipe ended before its armed line, its container still running", "name", a.res.Container, "read_error", readErr)
+	return MarkHost(fmt.Errorf("arm %s: the shim's status pipe ended before its armed line and its container runs on, silent (the read: %v); the run is removed", a.res.Container, readErr))
 }
 
 // reportIn matches a stderr holding the shim's whole report line.

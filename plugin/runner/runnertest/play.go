@@ -56,6 +56,11 @@ func (rt *Runtime) play(c *Container) {
 		}
 		defer f.Close()
 		stderr = f
+		if p.StatusLost {
+			f.Close()
+			killed(<-c.kill)
+			return
+		}
 	}
 	if c.shimmed && c.Spec.ControlPipe != "" {
 		f := openPipe(c.Spec.ControlPipe, os.O_RDONLY, shim.StepStdin)
