@@ -38,10 +38,10 @@ type Program struct {
 	// StatusLost: the status pipe ends before the armed line while the
 	// shim lives on, silent, until it is killed (a pipe lost under it).
 	StatusLost bool
-	NoReport    bool              // the shim dies (exit 137) without a report
-	Files       map[string][]byte // files left in the container (a build's artefacts)
-	Gate        <-chan struct{}   // after the go, waits for it (or a kill) before anything else
-	Expect      []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
+	NoReport   bool              // the shim dies (exit 137) without a report
+	Files      map[string][]byte // files left in the container (a build's artefacts)
+	Gate       <-chan struct{}   // after the go, waits for it (or a kill) before anything else
+	Expect     []byte            // after its output, reads this much of stdin: exit 0 if equal, else 1
 	// AtGo, when set, decides stdout and exit at the go (a checker reads
 	// the output it judges only then).
 	AtGo func(spec bindings.Spec) Program
