@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -33,8 +34,11 @@ import (
 type pipes struct {
 	dir                                 string
 	controlPath, stdoutPath, statusPath string
-	control, stdout, status             *os.File
+	control, stdout                     *os.File
 	closed                              atomic.Bool // by close: a read under way ends
+
+	mu     sync.Mutex // status: readStatus may open it again
+	status *os.File
 }
 
 // newPipes makes the FIFOs in their own directory of $TMPDIR (the host
@@ -97,6 +101,8 @@ func (p *pipes) closeControl() {
 // without ever having opened it, so no end of its would come.
 func (p *pipes) endStatus() {
 	p.closed.Store(true)
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	_ = p.status.Close()
 }
 
@@ -105,11 +111,14 @@ func (p *pipes) endStatus() {
 func (p *pipes) close() {
 	p.closed.Store(true)
 	p.closeControl()
-	for _, f := range []*os.File{p.stdout, p.status} {
-		if f != nil {
-			_ = f.Close()
-		}
+	if p.stdout != nil {
+		_ = p.stdout.Close()
 	}
+	p.mu.Lock()
+	if p.status != nil {
+		_ = p.status.Close()
+	}
+	p.mu.Unlock()
 	_ = os.RemoveAll(p.dir)
 }
 
@@ -128,43 +137,84 @@ func (p *pipes) readStdout(dst io.Writer) error {
 // pipe is closed here). A read finding no writer is EOF only once a
 // writer has come: the kernel reports a FIFO's hang-up to a reader
 // (POLLHUP) only after a writer opened it since the reader did, so until
-// the shim's open the reader waits, as it would for data.
+// the shim's open the reader waits, as it would for data. A writer that
+// came and went before any byte is not the shim, which writes before it
+// closes (its armed line, or its report): the read goes on from a new
+// open of the FIFO, which hears no hang-up until a writer comes again.
+// A shim killed before it wrote is a container that ended: awaitArmed
+// sees it.
 func (p *pipes) readStatus(dst io.Writer) error {
-	raw, err := p.status.SyscallConn()
-	if err != nil {
-		return err
-	}
 	buf := make([]byte, 4096)
+	heard := false
 	for {
-		var n int
-		var rerr error
-		err := raw.Read(func(fd uintptr) bool {
-			n, rerr = unix.Read(int(fd), buf)
-			switch {
-			case rerr == unix.EAGAIN || rerr == unix.EINTR:
-				return false // nothing yet: wait for the poller
-			case rerr != nil || n > 0:
-				return true
-			}
-			// No writer: ended, or not come yet.
-			pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-			if _, perr := unix.Poll(pfd, 0); perr != nil || pfd[0].Revents&unix.POLLHUP != 0 {
-				return true
-			}
-			return false
-		})
+		p.mu.Lock()
+		f := p.status
+		p.mu.Unlock()
+		n, err := readFIFO(f, buf)
 		switch {
 		case err != nil && p.closed.Load():
 			return nil // closed here (poll's ErrFileClosing, not os.ErrClosed)
 		case err != nil:
 			return err
-		case rerr != nil:
-			return rerr
-		case n == 0:
+		case n == 0 && heard:
 			return nil
+		case n == 0:
+			if err := p.reopenStatus(f); err != nil {
+				return err
+			}
+			continue
 		}
+		heard = true
 		if _, err := dst.Write(buf[:n]); err != nil {
 			return err
 		}
 	}
+}
+
+// readFIFO reads what the FIFO f holds into buf, waiting for it: n is 0
+// at its end, once no writer is left and one has come.
+func readFIFO(f *os.File, buf []byte) (n int, err error) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return 0, err
+	}
+	var rerr error
+	err = raw.Read(func(fd uintptr) bool {
+		n, rerr = unix.Read(int(fd), buf)
+		switch {
+		case rerr == unix.EAGAIN || rerr == unix.EINTR:
+			return false // nothing yet: wait for the poller
+		case rerr != nil || n > 0:
+			return true
+		}
+		// No writer: ended, or not come yet.
+		pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		if _, perr := unix.Poll(pfd, 0); perr != nil || pfd[0].Revents&unix.POLLHUP != 0 {
+			return true
+		}
+		return false
+	})
+	if err != nil {
+		return 0, err
+	}
+	return n, rerr
+}
+
+// reopenStatus replaces the status pipe's read end old with a new open
+// of the FIFO, made before old is closed so that the shim's open never
+// finds no reader; what the pipe holds is the FIFO's, read from either.
+// Once the pipes are closed it does nothing: the read ends.
+func (p *pipes) reopenStatus(old *os.File) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed.Load() {
+		return nil
+	}
+	f, err := openReadEnd(p.statusPath)
+	if err != nil {
+		return fmt.Errorf("open the status pipe again: %w", err)
+	}
+	p.status = f
+	_ = old.Close()
+	return nil
 }

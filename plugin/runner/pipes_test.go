@@ -61,3 +61,42 @@ func TestReadStatusShimNeverCame(t *testing.T) {
 		t.Fatal("the read did not end when the pipes were closed")
 	}
 }
+
+// TestReadStatusWriterCameAndWent: another process opens the status pipe
+// for writing and closes it before the shim comes, writing nothing. The
+// read is not ended by that hang-up: it goes on, and takes the shim's
+// lines when it comes.
+func TestReadStatusWriterCameAndWent(t *testing.T) {
+	p, err := newPipes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	var got bytes.Buffer
+	done := make(chan error, 1)
+	go func() { done <- p.readStatus(&got) }()
+	passer, err := os.OpenFile(p.statusPath, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	passer.Close()
+	select {
+	case err := <-done:
+		t.Fatalf("the read ended when a writer came and went before any byte: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	w, err := os.OpenFile(p.statusPath, os.O_WRONLY, 0) // the shim's open
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.WriteString("podjail-armed n\n"); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != "podjail-armed n\n" {
+		t.Errorf("read %q", got.String())
+	}
+}

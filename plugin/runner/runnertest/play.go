@@ -57,6 +57,7 @@ func (rt *Runtime) play(c *Container) {
 		defer f.Close()
 		stderr = f
 		if p.StatusLost {
+			_, _ = io.WriteString(f, "shim: setting up\n")
 			f.Close()
 			killed(<-c.kill)
 			return

@@ -35,8 +35,9 @@ type Program struct {
 	// DiesAtStart: the shim dies before it opens its status pipe (its
 	// runtime killed at start), with no report anywhere.
 	DiesAtStart bool
-	// StatusLost: the status pipe ends before the armed line while the
-	// shim lives on, silent, until it is killed (a pipe lost under it).
+	// StatusLost: the status pipe ends, after a line but before the armed
+	// one, while the shim lives on, silent, until it is killed (a stream
+	// lost under it).
 	StatusLost bool
 	NoReport   bool              // the shim dies (exit 137) without a report
 	Files      map[string][]byte // files left in the container (a build's artefacts)
