@@ -7,18 +7,25 @@ import (
 	"time"
 )
 
-// TestReadStatusWaitsForTheShim: the status pipe is read from before the
-// shim opens it; the read waits for it (no writer yet is not an end),
-// takes what it writes, and ends when it closes.
-func TestReadStatusWaitsForTheShim(t *testing.T) {
+// readingStatus makes a run's pipes, closed at the test's end, and reads
+// their status pipe into got until done.
+func readingStatus(t *testing.T) (p *pipes, got *bytes.Buffer, done chan error) {
+	t.Helper()
 	p, err := newPipes()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer p.close()
-	var got bytes.Buffer
-	done := make(chan error, 1)
-	go func() { done <- p.readStatus(&got) }()
+	t.Cleanup(p.close)
+	got, done = &bytes.Buffer{}, make(chan error, 1)
+	go func() { done <- p.readStatus(got) }()
+	return p, got, done
+}
+
+// TestReadStatusWaitsForTheShim: the status pipe is read from before the
+// shim opens it; the read waits for it (no writer yet is not an end),
+// takes what it writes, and ends when it closes.
+func TestReadStatusWaitsForTheShim(t *testing.T) {
+	p, got, done := readingStatus(t)
 	select {
 	case err := <-done:
 		t.Fatalf("the read ended before any writer came: %v, %q", err, got.String())
@@ -67,14 +74,7 @@ func TestReadStatusShimNeverCame(t *testing.T) {
 // read is not ended by that hang-up: it goes on, and takes the shim's
 // lines when it comes.
 func TestReadStatusWriterCameAndWent(t *testing.T) {
-	p, err := newPipes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	var got bytes.Buffer
-	done := make(chan error, 1)
-	go func() { done <- p.readStatus(&got) }()
+	p, got, done := readingStatus(t)
 	passer, err := os.OpenFile(p.statusPath, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
