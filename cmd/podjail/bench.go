@@ -372,16 +372,12 @@ func benchJudgeOnce(ctx context.Context, r *plugin.Runner, image string, argv []
 			runs = append(runs, t.Run.Cgroup.CPU)
 		}
 	}
-	if len(runs) > 0 {
-		slices.Sort(runs)
-		j.RunCgroup = runs[len(runs)/2]
-	}
+	j.RunCgroup = median(runs)
 	slices.Sort(peaks)
 	j.Peak = peaks[len(peaks)/2]
 	slices.Sort(crit)
-	slices.Sort(fired)
 	j.Critical, j.CriticalMax = crit[len(crit)/2], crit[len(crit)-1]
-	j.Fired = fired[len(fired)/2]
+	j.Fired = median(fired)
 	j.TestsPerSec = float64(j.Tests) / res.TestsWall.Seconds()
 	return j, nil
 }
@@ -420,6 +416,16 @@ func judgeTrivial(ctx context.Context, r *plugin.Runner, image string, argv []st
 	// Nothing to build: the program is in the image, the source unused.
 	l := lang.Language{ID: "bench", Name: "bench", RunImage: image, Source: "unused", Run: argv}
 	return r.Judge(ctx, plugin.JudgeRequest{Problem: prob, Lang: l, Source: []byte("unused\n"), Parallel: parallel})
+}
+
+// median is the middle of ds (the upper one of an even count), 0 for
+// none; ds is sorted in place.
+func median(ds []time.Duration) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // medianWall runs name args times times and gives the median elapsed time;

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -110,12 +109,7 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 		if err != nil {
 			return steps, fmt.Errorf("%s: %w", p.name, err)
 		}
-		step := specStep{Name: p.name, HostCPU: cpu, Aside: p.aside, Cgroups: perRun(cg0, cgroupUsage(), n)}
-		if len(runs) > 0 {
-			slices.Sort(runs)
-			step.RunCgroup = runs[len(runs)/2]
-		}
-		steps = append(steps, step)
+		steps = append(steps, specStep{Name: p.name, HostCPU: cpu, Aside: p.aside, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)})
 		if !p.aside {
 			spec, life = s, l
 		}
