@@ -118,10 +118,17 @@ type benchJudge struct {
 	// running beside, as many as the judge keeps armed ahead (--idle):
 	// less Floor, what Podman's work per container owes to the containers
 	// alive. Zero: not measured.
-	FloorAlive   time.Duration `json:"bare_lifecycle_alive_host_cpu_ns,omitempty"`
-	Alive        int           `json:"bare_lifecycle_alive,omitempty"`
-	CriticalFrac float64       `json:"critical_over_podman_run"`
-	WallFrac     float64       `json:"tests_wall_over_sequential_podman_runs"`
+	FloorAlive time.Duration `json:"bare_lifecycle_alive_host_cpu_ns,omitempty"`
+	Alive      int           `json:"bare_lifecycle_alive,omitempty"`
+	// Rounds are HostCPU over the floor again, each of a pair timed back
+	// to back, bare lifecycles then a judge, the pairs one after another
+	// (--rounds): a slow drift of the host under the bench moves both of
+	// a pair alike, so their ratio is steadier than one floor's.
+	// RoundsMedian is their median. Nil: one pair only (OverFloor).
+	Rounds       []float64 `json:"rounds_host_cpu_over_bare_lifecycle,omitempty"`
+	RoundsMedian float64   `json:"rounds_median,omitempty"`
+	CriticalFrac float64   `json:"critical_over_podman_run"`
+	WallFrac     float64   `json:"tests_wall_over_sequential_podman_runs"`
 }
 
 // benchBurner compares the time a judge charges a CPU burner with the
@@ -151,6 +158,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
+	rounds := fs.Int("rounds", 1, "`pairs` of the bare lifecycles and a judge, timed one after the other at each P; above 1, their ratios and the median of them are printed")
 	specSteps := fs.Int("spec-steps", 0, "at P = 1, also time `n` lifecycles for each step of podjail's run container built up from the bare one a part at a time (its settings, seccomp, mounts, parent cgroup; aside, the attach); 0: not")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
@@ -168,8 +176,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	case fs.NArg() != 0 || *image == "":
 		fs.Usage()
 		return exitUsage
-	case *tests < 1 || *repeat < 1:
-		return fail(exitUsage, errors.New("--tests and --repeat must be at least 1"))
+	case *tests < 1 || *repeat < 1 || *rounds < 1:
+		return fail(exitUsage, errors.New("--tests, --repeat and --rounds must be at least 1"))
 	case *specSteps < 0:
 		return fail(exitUsage, errors.New("--spec-steps takes a number of lifecycles per step, 0 for none"))
 	case (*burner == "") != (*burnerBare == ""):
@@ -258,7 +266,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 		if *specSteps > 0 && p == 1 {
 			say("... then %d more for each step, one at a time, podjail's run container built up a part at a time", *specSteps)
-			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *specSteps); err != nil {
+			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *specSteps, say); err != nil {
 				return fail(exitFailure, err)
 			}
 		}
@@ -273,6 +281,14 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			for i, c := range j.Top {
 				j.Top[i].Floor, j.Top[i].FloorAlive = floor.Cgroups[c.Path], floor.AliveCgroups[c.Path]
 			}
+		}
+		if *rounds > 1 && j.Floor > 0 {
+			say("... then %d more pairs of %d bare lifecycles and a judge of %d tests, P = %d", *rounds-1, *tests, *tests, p)
+			if j.Rounds, err = benchRounds(ctx, runner, *image, []string{*program}, *tests, p, *rounds-1); err != nil {
+				return fail(exitFailure, err)
+			}
+			j.Rounds = append([]float64{j.OverFloor}, j.Rounds...)
+			j.RoundsMedian = medianOfRatios(j.Rounds)
 		}
 		j.CriticalFrac = j.Critical.Seconds() / rep.PodmanRun.Seconds()
 		j.WallFrac = j.TestsWall.Seconds() / (float64(j.Tests) * rep.PodmanRun.Seconds())
@@ -515,6 +531,13 @@ func printBench(w io.Writer, r benchReport) {
 		}
 		if j.Floor > 0 {
 			fmt.Fprintf(w, "  bare REST lifecycle, same P   %10s  host CPU per test %.2f × it (Podman's own work: the floor)\n", ms(j.Floor), j.OverFloor)
+		}
+		if len(j.Rounds) > 1 {
+			parts := make([]string, len(j.Rounds))
+			for i, x := range j.Rounds {
+				parts[i] = fmt.Sprintf("%.2f", x)
+			}
+			fmt.Fprintf(w, "  the same, by pair (floor, then judge) %s: median %.2f ×\n", strings.Join(parts, " "), j.RoundsMedian)
 		}
 		if j.Floor > 0 && j.FloorAttached > 0 {
 			fmt.Fprintf(w, "  the same, stdout attached     %10s  the attach %s, %.2f × the floor\n", ms(j.FloorAttached),

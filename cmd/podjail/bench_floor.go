@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"time"
 
 	"github.com/podjail/podjail/bindings"
@@ -136,4 +137,35 @@ func startCPUProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("--cpuprofile: %w", err)
 	}
 	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
+// benchRounds times k more pairs of n bare lifecycles and a judge of n
+// tests of argv, parallel at a time, and gives each pair's judge's host
+// CPU per test over its own floor's.
+func benchRounds(ctx context.Context, r *plugin.Runner, image string, argv []string, n, parallel, k int) ([]float64, error) {
+	c, ok := r.Runtime.(*bindings.Client)
+	if !ok {
+		return nil, nil
+	}
+	var ratios []float64
+	for range k {
+		bare, err := benchLifecycles(n, parallel, func() (int32, error) { return c.BareLifecycle(ctx, image, argv) })
+		if err != nil {
+			return ratios, err
+		}
+		j, err := benchJudgeOnce(ctx, r, image, argv, n, parallel)
+		if err != nil {
+			return ratios, err
+		}
+		ratios = append(ratios, j.HostCPU.Seconds()/bare.Seconds())
+	}
+	return ratios, nil
+}
+
+// medianOfRatios is the middle of xs (the upper one of an even count);
+// xs is sorted in a copy.
+func medianOfRatios(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
 }

@@ -64,7 +64,7 @@ type specLife struct {
 // before it (what it costs Podman when a runner removes). What the shim
 // does at the go, and
 // podjail's own calls and process, are the rest up to a judge's test.
-func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int) ([]specStep, error) {
+func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, say func(string, ...any)) ([]specStep, error) {
 	files, err := os.MkdirTemp("", "podjail-bench-spec-")
 	if err != nil {
 		return nil, err
@@ -103,6 +103,7 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 	for _, p := range parts {
 		s, l := spec, life
 		p.apply(&s, &l)
+		say("... step %q", p.name)
 		var runs []time.Duration
 		cg0 := cgroupUsage()
 		cpu, err := benchLifecycles(n, 1, func() (int32, error) { return specLifecycle(ctx, r, s, l, &runs) })
