@@ -73,6 +73,9 @@ type benchReport struct {
 	// SpecSteps build podjail's run container up from the bare one, a
 	// part at a time, at P = 1 (--spec-steps). Nil: not measured.
 	SpecSteps []specStep `json:"spec_steps,omitempty"`
+	// Procs sets a judge's test beside a bare lifecycle and the last spec
+	// step kept, by command, at P = 1 (--by-process). Nil: not measured.
+	Procs *benchProcs `json:"by_process,omitempty"`
 }
 
 // benchJudge is one judge of the trivial problem.
@@ -159,6 +162,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
 	rounds := fs.Int("rounds", 1, "`pairs` of the bare lifecycles and a judge, timed one after the other at each P; above 1, their ratios and the median of them are printed")
+	byProc := fs.Bool("by-process", false, "at P = 1, split the host's processor time by command (BSD process accounting: root only; it takes the host's accounting file until the bench ends)")
 	specSteps := fs.Int("spec-steps", 0, "at P = 1, also time `n` lifecycles for each step of podjail's run container built up from the bare one a part at a time (its settings, seccomp, mounts, parent cgroup; aside, the attach); 0: not")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	asJSON := fs.Bool("json", false, "print the figures as JSON on stdout")
@@ -255,25 +259,44 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 		defer stop()
 	}
+	var meter *procMeter
+	if *byProc {
+		if meter, err = startProcMeter(); err != nil {
+			return fail(exitFailure, fmt.Errorf("--by-process: %w", err))
+		}
+		defer meter.stop()
+	}
 	for _, p := range parallels {
+		m := meter
+		if p != 1 {
+			m = nil
+		}
 		say("timing %d bare REST lifecycles (create, start, wait, remove) of %s, then %d with stdout attached, %d at a time", *tests, *program, *tests, p)
 		if *idle != "" {
 			say("... then %d more with %d idle containers of %q alive beside", *tests, plugin.Lookahead*p, *idle)
 		}
-		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, strings.Fields(*idle), *tests, p)
+		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, strings.Fields(*idle), *tests, p, m)
 		if err != nil {
 			return fail(exitFailure, err)
 		}
 		if *specSteps > 0 && p == 1 {
 			say("... then %d more for each step, one at a time, podjail's run container built up a part at a time", *specSteps)
-			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *specSteps, say); err != nil {
+			if rep.SpecSteps, err = benchSpecSteps(ctx, runner, *image, []string{*program}, *specSteps, say, m); err != nil {
 				return fail(exitFailure, err)
 			}
 		}
 		say("judging %d tests of %s with P = %d", *tests, *program, p)
+		if err := m.begin(); err != nil {
+			return fail(exitFailure, err)
+		}
 		j, err := benchJudgeOnce(ctx, runner, *image, []string{*program}, *tests, p)
 		if err != nil {
 			return fail(exitFailure, err)
+		}
+		if m != nil {
+			if rep.Procs, err = procsBeside(m, *tests, floor, rep.SpecSteps); err != nil {
+				return fail(exitFailure, err)
+			}
 		}
 		j.FloorAttached, j.FloorAlive, j.Alive = floor.Attached, floor.Alive, floor.AliveCount
 		if j.Floor = floor.Bare; j.Floor > 0 {
@@ -552,6 +575,7 @@ func printBench(w io.Writer, r benchReport) {
 			printSpecSteps(w, r.SpecSteps, j)
 		}
 	}
+	printProcs(w, r.Procs)
 	printStream(w, r.Stream)
 	for _, b := range r.Burners {
 		parts := make([]string, len(b.Reported))

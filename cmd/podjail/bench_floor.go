@@ -30,6 +30,8 @@ type benchFloor struct {
 	Alive        time.Duration
 	AliveCgroups map[string]time.Duration
 	AliveCount   int
+	// Procs is Bare by command (--by-process). Nil: not measured.
+	Procs procTimes
 }
 
 // benchFloors times n bare REST lifecycles of argv, then n with stdout
@@ -37,18 +39,25 @@ type benchFloor struct {
 // more with as many of it alive beside as a judge at that P keeps armed
 // ahead. Zero when the host's time cannot be read or the runtime is not
 // Podman's client.
-func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv, idle []string, n, parallel int) (benchFloor, error) {
+// With m, the bare lifecycles' time is also split by command.
+func benchFloors(ctx context.Context, rt bindings.Runtime, image string, argv, idle []string, n, parallel int, m *procMeter) (benchFloor, error) {
 	c, ok := rt.(*bindings.Client)
 	if !ok || hostCPU() < 0 {
 		return benchFloor{}, nil
 	}
 	var f benchFloor
+	if err := m.begin(); err != nil {
+		return benchFloor{}, err
+	}
 	cg0 := cgroupUsage()
 	bare, err := benchLifecycles(n, parallel, func() (int32, error) { return c.BareLifecycle(ctx, image, argv) })
 	if err != nil {
 		return benchFloor{}, err
 	}
 	f.Bare, f.Cgroups = bare, perRun(cg0, cgroupUsage(), n)
+	if f.Procs, err = m.end(n); err != nil {
+		return f, err
+	}
 	f.Attached, err = benchLifecycles(n, parallel, func() (int32, error) { return c.BareAttachedLifecycle(ctx, image, argv, io.Discard) })
 	if err != nil || len(idle) == 0 {
 		return f, err

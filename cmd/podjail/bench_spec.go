@@ -35,6 +35,8 @@ type specStep struct {
 	// what runs inside the container (crun's part there, the program).
 	// Zero: no parent cgroup at this step.
 	RunCgroup time.Duration `json:"run_cgroup_cpu_median_ns,omitempty"`
+	// Procs is HostCPU by command (--by-process). Nil: not measured.
+	Procs procTimes `json:"by_process_per_lifecycle_ns,omitempty"`
 }
 
 // specPart adds one part of a run's container to a lifecycle: to its spec,
@@ -64,7 +66,7 @@ type specLife struct {
 // before it (what it costs Podman when a runner removes). What the shim
 // does at the go, and
 // podjail's own calls and process, are the rest up to a judge's test.
-func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, say func(string, ...any)) ([]specStep, error) {
+func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, say func(string, ...any), m *procMeter) ([]specStep, error) {
 	files, err := os.MkdirTemp("", "podjail-bench-spec-")
 	if err != nil {
 		return nil, err
@@ -105,12 +107,19 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 		p.apply(&s, &l)
 		say("... step %q", p.name)
 		var runs []time.Duration
+		if err := m.begin(); err != nil {
+			return steps, err
+		}
 		cg0 := cgroupUsage()
 		cpu, err := benchLifecycles(n, 1, func() (int32, error) { return specLifecycle(ctx, r, s, l, &runs) })
 		if err != nil {
 			return steps, fmt.Errorf("%s: %w", p.name, err)
 		}
-		steps = append(steps, specStep{Name: p.name, HostCPU: cpu, Aside: p.aside, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)})
+		step := specStep{Name: p.name, HostCPU: cpu, Aside: p.aside, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)}
+		if step.Procs, err = m.end(n); err != nil {
+			return steps, err
+		}
+		steps = append(steps, step)
 		if !p.aside {
 			spec, life = s, l
 		}

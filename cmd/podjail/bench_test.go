@@ -35,6 +35,9 @@ func TestPodjailBench(t *testing.T) {
 		"--burner", tprog + " spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
 		"--stream", tprog + " write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env),
 		"--spec-steps", "3"}
+	if !env.Rootless {
+		args = append(args, "--by-process") // process accounting is root's
+	}
 	// A quiet bench by hand (hack/testvm/README.md): more tests, repeats
 	// and lifecycles per step, given in the payload's testenv (the last
 	// of a repeated flag counts).
@@ -52,6 +55,9 @@ func TestPodjailBench(t *testing.T) {
 	}
 	if !strings.Contains(r.stdout, "+ stdout and stderr attached before the start") || !strings.Contains(r.stdout, "a judge's test (against the last step kept)") {
 		t.Error("the bench did not build podjail's run container up from the bare one, part by part")
+	}
+	if !env.Rootless && !strings.Contains(r.stdout, "by process, P = 1, per lifecycle or test") {
+		t.Error("the bench did not split the host's time by process (--by-process, as root)")
 	}
 	if !strings.Contains(r.stdout, "per test, by cgroup: the judge, the last step kept, the difference") {
 		t.Error("the bench did not compare the judge's cgroups with those of the container podjail runs")
