@@ -171,10 +171,14 @@ func benchRounds(ctx context.Context, r *plugin.Runner, image string, argv []str
 	return ratios, nil
 }
 
-// medianOfRatios is the middle of xs (the upper one of an even count);
-// xs is sorted in a copy.
+// medianOfRatios is the middle of xs, the mean of the two middle ones of
+// an even count (of two pairs, the upper one would be the worse, not a
+// middle); xs is sorted in a copy.
 func medianOfRatios(xs []float64) float64 {
 	s := slices.Clone(xs)
 	slices.Sort(s)
+	if n := len(s); n%2 == 0 {
+		return (s[n/2-1] + s[n/2]) / 2
+	}
 	return s[len(s)/2]
 }
