@@ -25,7 +25,9 @@ type procTimes map[string]time.Duration
 // aliveSuffix marks the time of processes alive across a stretch (the
 // Podman service, systemd, kernel threads), read from /proc; a name
 // without it is of processes that ended in it (the cleanup process, crun,
-// conmon, the shim), read from their accounting records.
+// conmon, the shim), read from their accounting records. The two count
+// differently (/proc/PID/stat by the scheduler's clock, accounting in
+// ticks, as /proc/stat), which an emulated host under load sets apart.
 const aliveSuffix = " (alive)"
 
 // procMeter splits the host's processor time by command, stretch by
@@ -264,6 +266,7 @@ func printProcs(w io.Writer, p *benchProcs) {
 		return s
 	}
 	fmt.Fprintln(w, "by process, P = 1, per lifecycle or test: a bare lifecycle, the last spec step kept, a judge's test, the judge over the bare")
+	fmt.Fprintln(w, "  (processes that ended: their accounting records, in ticks; \"(alive)\": /proc, by the scheduler's clock, which a busy emulated host runs ahead of ticks)")
 	row := func(name string, b, s, j time.Duration) {
 		step := "-"
 		if p.Step != nil {
