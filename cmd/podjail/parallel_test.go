@@ -177,7 +177,9 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 func judgesBesideTheSweep(t *testing.T, env hosttest.Env) {
 	t.Helper()
 	lines := []string{testProgram + " exit 0", testProgram + " exit 0", testProgram + " exit 0"}
-	dir, langs, src := execProblem(t, env, "1", lines)
+	// 5 s, as for every test whose verdicts are not about time: two judges
+	// at once load the emulated host, which then charges exit 0 up to 1.2 s.
+	dir, langs, src := execProblem(t, env, "5", lines)
 	for i, r := range judgeAtOnce(env, 2, "--languages", langs, "--lang", "exec", "--parallel", "1", dir, src) {
 		if r.err != nil || r.res.Verdict != plugin.AC || len(r.res.Tests) != len(lines) {
 			t.Errorf("judge %d beside the sweep: %v, %s (%s), %d tests; want AC on all %d\n%s", i+1, r.err, r.res.Verdict, r.res.Note, len(r.res.Tests), len(lines), r.log)
