@@ -156,16 +156,25 @@ else
 fi
 
 # The failing tests' own output last, where a truncated CI log still shows it:
-# each top-level failure's block (=== RUN to --- FAIL), its last 30 lines.
+# for each failure that has no failing subtest of its own (a subtest's Fatalf
+# is in its block, not at the end of its parent's), the last 30 lines of its
+# output: the lines after its "=== RUN", "=== CONT" or "=== NAME" header up to
+# the next header or result line, to its "--- FAIL" line.
 if [ -s "$out/summary.txt" ]; then
 	while read -r res name mode _; do
 		[ "$res" = FAIL ] && [ -f "$out/$name.$mode.log" ] || continue
-		for t in $(sed -n 's/^--- FAIL: \([^ ]*\) .*/\1/p' "$out/$name.$mode.log"); do
+		failed=$(sed -n 's/^ *--- FAIL: \([^ ]*\) .*/\1/p' "$out/$name.$mode.log")
+		for t in $failed; do
+			awk -v t="$t" 'index($0, t "/") == 1 {f = 1} END {exit !f}' <<<"$failed" && continue
 			echo "== testvm: $name $mode: $t failed:"
-			awk -v t="$t" '$0 == "=== RUN   " t {on = 1; n = 0}
-				on {buf[n++ % 30] = $0}
-				on && index($0, "--- FAIL: " t " ") == 1 {
-					for (i = (n > 30 ? n - 30 : 0); i < n; i++) print buf[i % 30]; exit}' \
+			awk -v t="$t" '
+				function header(l) { return l ~ /^=== (RUN|CONT|NAME|PAUSE) / }
+				header($0) { on = ($0 == "=== RUN   " t || $0 == "=== CONT  " t || $0 == "=== NAME  " t); next }
+				$0 ~ /^ *--- (PASS|FAIL|SKIP): / {
+					if (index($0, "--- FAIL: " t " ") > 0) { buf[n++ % 30] = $0; exit }
+					on = 0; next }
+				on { buf[n++ % 30] = $0 }
+				END { for (i = (n > 30 ? n - 30 : 0); i < n; i++) print buf[i % 30] }' \
 				"$out/$name.$mode.log"
 		done
 		grep -m5 '^panic:\|test timed out' "$out/$name.$mode.log" || true
