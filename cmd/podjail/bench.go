@@ -275,6 +275,10 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		if *idle != "" {
 			say("... then %d more with %d idle containers of %q alive beside", *tests, plugin.Lookahead*p, *idle)
 		}
+		settle := func(what string) error { return settleHost(ctx, what, say) }
+		if err := settle("the bare lifecycles"); err != nil {
+			return fail(exitFailure, err)
+		}
 		floor, err := benchFloors(ctx, runner.Runtime, *image, []string{*program}, strings.Fields(*idle), *tests, p, m)
 		if err != nil {
 			return fail(exitFailure, err)
@@ -286,6 +290,9 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 			}
 		}
 		say("judging %d tests of %s with P = %d", *tests, *program, p)
+		if err := settle("the judge"); err != nil {
+			return fail(exitFailure, err)
+		}
 		if err := m.begin(); err != nil {
 			return fail(exitFailure, err)
 		}
@@ -307,7 +314,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 		if *rounds > 1 && j.Floor > 0 {
 			say("... then %d more pairs of %d bare lifecycles and a judge of %d tests, P = %d", *rounds-1, *tests, *tests, p)
-			if j.Rounds, err = benchRounds(ctx, runner, *image, []string{*program}, *tests, p, *rounds-1); err != nil {
+			if j.Rounds, err = benchRounds(ctx, runner, *image, []string{*program}, *tests, p, *rounds-1, settle); err != nil {
 				return fail(exitFailure, err)
 			}
 			j.Rounds = append([]float64{j.OverFloor}, j.Rounds...)

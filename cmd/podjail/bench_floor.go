@@ -150,16 +150,23 @@ func startCPUProfile(path string) (stop func(), err error) {
 
 // benchRounds times k more pairs of n bare lifecycles and a judge of n
 // tests of argv, parallel at a time, and gives each pair's judge's host
-// CPU per test over its own floor's.
-func benchRounds(ctx context.Context, r *plugin.Runner, image string, argv []string, n, parallel, k int) ([]float64, error) {
+// CPU per test over its own floor's; settle waits for a quiet host before
+// each half.
+func benchRounds(ctx context.Context, r *plugin.Runner, image string, argv []string, n, parallel, k int, settle func(what string) error) ([]float64, error) {
 	c, ok := r.Runtime.(*bindings.Client)
 	if !ok {
 		return nil, nil
 	}
 	var ratios []float64
 	for range k {
+		if err := settle("a pair's bare lifecycles"); err != nil {
+			return ratios, err
+		}
 		bare, err := benchLifecycles(n, parallel, func() (int32, error) { return c.BareLifecycle(ctx, image, argv) })
 		if err != nil {
+			return ratios, err
+		}
+		if err := settle("a pair's judge"); err != nil {
 			return ratios, err
 		}
 		j, err := benchJudgeOnce(ctx, r, image, argv, n, parallel)

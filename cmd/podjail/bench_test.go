@@ -50,6 +50,9 @@ func TestPodjailBench(t *testing.T) {
 	if !strings.Contains(r.stdout, "isolate --run in process") || !strings.Contains(r.stdout, "through the service, after a pause") {
 		t.Error("the bench did not time isolate --run in process and through the service")
 	}
+	if !strings.Contains(r.stderr, "before the bare lifecycles after") || !strings.Contains(r.stderr, "before the judge after") {
+		t.Error("the bench did not wait for a quiet host before timing the floor and the judge")
+	}
 	if strings.Count(r.stdout, "bare REST lifecycle, same P") < 1 {
 		t.Error("the bench did not time Podman's bare lifecycle beside its judges (the floor)")
 	}
@@ -104,6 +107,25 @@ func TestTopCgroupsLeafMost(t *testing.T) {
 	}
 	if hostCPU() <= 0 {
 		t.Error("no processor time read from /proc/stat")
+	}
+}
+
+// TestQuietHost: a tenth of one core over the window is the line, whatever
+// the window's length.
+func TestQuietHost(t *testing.T) {
+	for _, c := range []struct {
+		busy, wall time.Duration
+		want       bool
+	}{
+		{0, time.Second, true},
+		{99 * time.Millisecond, time.Second, true},
+		{100 * time.Millisecond, time.Second, false},
+		{1500 * time.Millisecond, time.Second, false}, // two cores busy
+		{190 * time.Millisecond, 2 * time.Second, true},
+	} {
+		if got := quietHost(c.busy, c.wall); got != c.want {
+			t.Errorf("quietHost(%v, %v) = %v, want %v", c.busy, c.wall, got, c.want)
+		}
 	}
 }
 
