@@ -19,8 +19,9 @@ func acctRecord(version byte, comm string, utime, stime uint16) []byte {
 	return r
 }
 
-// TestReadAcctSumsByCommand: records are summed by command, kernel
-// threads of one kind together, and comp_t's exponent is applied.
+// TestReadAcctSumsByCommand: records are summed by command, user and
+// system time apart, kernel threads of one kind together, and comp_t's
+// exponent is applied.
 func TestReadAcctSumsByCommand(t *testing.T) {
 	var b []byte
 	b = append(b, acctRecord(3, "podman", 12, 3)...)
@@ -35,7 +36,9 @@ func TestReadAcctSumsByCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := procTimes{"podman": 310 * time.Millisecond, "kworker": 20 * time.Millisecond, "crun": 50 * time.Millisecond}
+	ms := time.Millisecond
+	want := procTimes{"podman, user": 280 * ms, "podman, system": 30 * ms, "kworker, user": 10 * ms, "kworker, system": 10 * ms,
+		"crun, user": 50 * ms, "crun, system": 0}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
