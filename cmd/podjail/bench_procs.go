@@ -185,6 +185,11 @@ func readProcStat(path string) (procStat, bool) {
 // acctV3Size is the size of struct acct_v3 (linux/acct.h).
 const acctV3Size = 64
 
+// acctFork is ac_flag's AFORK: the process was forked and never executed
+// a program (a Go runtime's own check of clone's pidfd, a runtime's
+// intermediate child), so its command is its parent's; its row says so.
+const acctFork = 0x01
+
 // Suffixes of an ended process's row: its user and its system time apart,
 // so that a process's own code (a Go runtime's start, say) is told from
 // the kernel's work it asks for (cgroups, mounts, seccomp).
@@ -208,6 +213,9 @@ func readAcct(path string) (procTimes, error) {
 			return nil, fmt.Errorf("%s: accounting record of version %d, not 3", path, v)
 		}
 		name := procName(strings.TrimRight(string(r[48:64]), "\x00"))
+		if r[0]&acctFork != 0 {
+			name += " (no exec)"
+		}
 		t[name+userSuffix] += ticksToDuration(decodeComp(binary.LittleEndian.Uint16(r[32:])))
 		t[name+systemSuffix] += ticksToDuration(decodeComp(binary.LittleEndian.Uint16(r[34:])))
 	}

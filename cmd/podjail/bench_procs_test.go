@@ -20,14 +20,17 @@ func acctRecord(version byte, comm string, utime, stime uint16) []byte {
 }
 
 // TestReadAcctSumsByCommand: records are summed by command, user and
-// system time apart, kernel threads of one kind together, and comp_t's
-// exponent is applied.
+// system time apart, kernel threads of one kind together, a process that
+// never executed a program apart, and comp_t's exponent is applied.
 func TestReadAcctSumsByCommand(t *testing.T) {
 	var b []byte
 	b = append(b, acctRecord(3, "podman", 12, 3)...)
 	b = append(b, acctRecord(3, "podman", 1<<13|2, 0)...) // 2 × 8
 	b = append(b, acctRecord(3, "kworker/0:1", 1, 1)...)
 	b = append(b, acctRecord(3|0x10, "crun", 5, 0)...) // ACORE beside the version
+	fork := acctRecord(3, "shim", 0, 1)
+	fork[0] = acctFork
+	b = append(b, fork...)
 	path := filepath.Join(t.TempDir(), "acct")
 	if err := os.WriteFile(path, b, 0o600); err != nil {
 		t.Fatal(err)
@@ -38,7 +41,7 @@ func TestReadAcctSumsByCommand(t *testing.T) {
 	}
 	ms := time.Millisecond
 	want := procTimes{"podman, user": 280 * ms, "podman, system": 30 * ms, "kworker, user": 10 * ms, "kworker, system": 10 * ms,
-		"crun, user": 50 * ms, "crun, system": 0}
+		"crun, user": 50 * ms, "crun, system": 0, "shim (no exec), user": 0, "shim (no exec), system": 10 * ms}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
