@@ -34,9 +34,9 @@ vet:
 unit:
 	$(GO) test -count=1 ./...
 
-# Every fuzz target for FUZZTIME each, one after the other (go test fuzzes
-# one target per call). A crasher is kept in the package's testdata/fuzz,
-# where unit runs it from then on.
+# Every fuzz target for FUZZTIME each, one after the other (hack/fuzz.sh).
+# A crasher is kept in the package's testdata/fuzz, where unit runs it from
+# then on.
 FUZZTIME ?= 15s
 FUZZ_TARGETS := \
 	FuzzParseArgs:./plugin/isolate \
@@ -55,9 +55,7 @@ rpm:
 	bash hack/rpm.sh $(OUT)
 
 fuzz:
-	@set -e; for t in $(FUZZ_TARGETS); do \
-		echo "fuzz $${t%%:*} in $${t#*:} for $(FUZZTIME)"; \
-		$(GO) test -run '^$$' -fuzz "^$${t%%:*}$$" -fuzztime $(FUZZTIME) $${t#*:}; done
+	@GO="$(GO)" FUZZTIME=$(FUZZTIME) bash hack/fuzz.sh $(FUZZ_TARGETS)
 
 # The payload for the test VM: podjail and its shim, the test binaries, and
 # the programs of the scratch test image (the test binary plays most of them
