@@ -91,8 +91,9 @@ func TestJudgeExampleAPlusB(t *testing.T) {
 	problems, _ := judgeFiles(t, env)
 	// The example as shipped, but 5 s a test instead of 1: none of its
 	// verdicts is about time, and under the VM's emulation Python's start
-	// alone was charged 0.18-0.68 s a test with only this test running
-	// (2026-12-06); the whole suite's load pushed it over 1 s in CI.
+	// alone was charged 0.16-0.68 s a test with only this test running
+	// (2026-12-06); the whole suite's load can push it over 1 s (the
+	// likely cause of CI failing this test that day).
 	dir := withTimeLimit(t, filepath.Join(problems, "aplusb"), "5")
 	for _, c := range []struct {
 		solution string
