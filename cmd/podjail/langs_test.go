@@ -49,14 +49,17 @@ func TestJudgeLanguages(t *testing.T) {
 		// of processor time to start (TCG translates every page of code
 		// it writes anew); natively it is a tenth of that. JavaScript's
 		// is 10: V8's emulated start was charged up to ~4.7 s (a rootful
-		// AC test, 4.685 s) under the suite's load, too close to 6.
+		// AC test, 4.685 s) under the suite's load, too close to 6. So is
+		// Java's: a JVM filling its heap was stopped at 5.5 s of 6 under
+		// the suite's load (the omegajail front, CI 2026-12-06), and here
+		// the same heap must fill before the limit for MLE.
 		limit string
 		mle   string            // the MLE note: who stopped the program
 		ce    map[string]string // source: what the CE says
 	}{
 		// The JVM stops at its heap (3/4 of the limit, read from the
 		// cgroup) and exits 3: proof that it saw the run's limit.
-		{"java", "Main.java", "6", "runtime ran out of memory (exit code 3)", map[string]string{
+		{"java", "Main.java", "10", "runtime ran out of memory (exit code 3)", map[string]string{
 			"Syntax.java": "error: ';' expected",
 			// A class in a package: no Main.class, as a class named
 			// otherwise, so no main.jar, and the whole hint.

@@ -122,7 +122,11 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 	env := hosttest.Podman(t)
 	sleep := testProgram + " sleep"
 	lines := []string{testProgram + " exit 0", testProgram + " exit 3", sleep, sleep, sleep, sleep, sleep, sleep}
-	dir, langs, src := execProblem(t, env, "1", lines)
+	// 5 s, as for every test whose verdicts are not about time: the first
+	// failure must be the exit 3, and the Go test binary's exit 0 was
+	// charged 1.2 s under the suite's load. No subtest waits for a
+	// sleeper's limit: each ends the judge before one is reached.
+	dir, langs, src := execProblem(t, env, "5", lines)
 	judge := []string{"judge", "--languages", langs, "--lang", "exec", "--parallel", "2"}
 
 	t.Run("first failure", func(t *testing.T) {

@@ -95,6 +95,7 @@ for attempt in 1 2; do
 done
 
 problems=()
+briefs=() # a line per failing test, printed last
 if [ $interrupted = 1 ]; then
 	problems+=("interrupted")
 elif [ $qemu_rc = 124 ] || [ $qemu_rc = 137 ]; then
@@ -167,7 +168,7 @@ if [ -s "$out/summary.txt" ]; then
 		for t in $failed; do
 			awk -v t="$t" 'index($0, t "/") == 1 {f = 1} END {exit !f}' <<<"$failed" && continue
 			echo "== testvm: $name $mode: $t failed:"
-			awk -v t="$t" '
+			block=$(awk -v t="$t" '
 				function header(l) { return l ~ /^=== (RUN|CONT|NAME|PAUSE) / }
 				header($0) { on = ($0 == "=== RUN   " t || $0 == "=== CONT  " t || $0 == "=== NAME  " t); next }
 				$0 ~ /^ *--- (PASS|FAIL|SKIP): / {
@@ -175,12 +176,20 @@ if [ -s "$out/summary.txt" ]; then
 					on = 0; next }
 				on { buf[n++ % 30] = $0 }
 				END { for (i = (n > 30 ? n - 30 : 0); i < n; i++) print buf[i % 30] }' \
-				"$out/$name.$mode.log"
+				"$out/$name.$mode.log")
+			printf '%s\n' "$block"
+			# one line per failure for the very end: the last message of
+			# the test's own (file.go:N: ...), a CI log's cut-off spares it
+			said=$(grep -E '^ +[A-Za-z0-9_]+\.go:[0-9]+: ' <<<"$block" | tail -n 1 | sed 's/^ *//' | cut -c1-300)
+			briefs+=("$name $mode $t: ${said:-(no message; see its block above)}")
 		done
 		grep -m5 '^panic:\|test timed out' "$out/$name.$mode.log" || true
 	done <"$out/summary.txt"
 fi
 
+if [ ${#briefs[@]} -gt 0 ]; then
+	printf '== testvm: failed: %s\n' "${briefs[@]}"
+fi
 if [ ${#problems[@]} -gt 0 ]; then
 	printf '== testvm: FAILED: %s\n' "${problems[@]}"
 	exit 1
