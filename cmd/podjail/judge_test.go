@@ -53,11 +53,13 @@ func judgeJSON(t *testing.T, env hosttest.Env, args ...string) (plugin.JudgeResu
 	return res, r.code
 }
 
-// writeProblem makes a one-test plain A+B problem with small limits.
+// writeProblem makes a one-test plain A+B problem with small limits but
+// time: 5 s, as for every test whose verdicts are not about time (its
+// callers want CE, PA, CF or IE, never TLE).
 func writeProblem(t *testing.T, extra string) string {
 	t.Helper()
 	return writeProblemFiles(t, map[string]string{
-		"problem.yaml": "name: tiny\ntime_limit: 0.5\nmemory_limit: 64M\noutput_limit: 1M\n" + extra,
+		"problem.yaml": "name: tiny\ntime_limit: 5\nmemory_limit: 64M\noutput_limit: 1M\n" + extra,
 		"tests/1.in":   "19 23\n",
 		"tests/1.ans":  "42\n",
 	})

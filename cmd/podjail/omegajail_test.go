@@ -83,10 +83,13 @@ func (o *omegaRunner) compileFile(lang, name, source string) omegajail.Meta {
 	return o.meta("Main/compile.meta")
 }
 
-// run is the Runner's run argv for case 1: 1 s, 256 MiB, 10 KiB of output.
+// run is the Runner's run argv for case 1: 5 s, 256 MiB, 10 KiB of output.
+// Its callers' verdicts are not about time, and -w 0 makes the wall limit the
+// time limit: at the Runner's usual 1 s a busy host's scheduling alone
+// could end a run.
 func (o *omegaRunner) run(lang, input string) (omegajail.Meta, string) {
 	o.t.Helper()
-	return o.runFor(lang, input, "1000")
+	return o.runFor(lang, input, "5000")
 }
 
 // runFor is run with a time limit of ms milliseconds.
@@ -135,7 +138,7 @@ func TestOmegajailReplaysTheRunner(t *testing.T) {
 	if m := o.compile("cpp11", "int main() { for (volatile unsigned long x = 0;; x++); }\n"); m.ExitStatus == nil || *m.ExitStatus != 0 {
 		t.Fatalf("compile of the spinner as cpp11: %+v", m)
 	}
-	m, _ = o.run("cpp11", "")
+	m, _ = o.runFor("cpp11", "", "1000") // the Runner's usual 1 s: this one is about time
 	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp11", 268435456)); v != "TLE" {
 		t.Fatalf("spinner: verdict %s, meta %+v; want TLE", v, m)
 	}
