@@ -121,9 +121,8 @@ func wantSurvived(t *testing.T, res plugin.JudgeResult, code int, what string) {
 
 // TestFaultPodmanRestartMidJudge restarts the Podman service while a test
 // runs (a 4 s nap, under the 24 s of no progress, armed ahead and given its
-// go before). The limit is 5 s, as for the other tests whose verdicts are
-// not about time: at 1 s, a loaded emulated host once charged the first
-// test's exit 0 1.2 s (TLE). A shimmed run's go, stdout and report go through its pipes,
+// go before), at the untimed limit (at 1 s a loaded emulated host once
+// charged the first test's exit 0 1.2 s: TLE). A shimmed run's go, stdout and report go through its pipes,
 // not through Podman, and conmon outlives the service's restart: the test
 // under way is AC. A later test whose container was being made as Podman
 // went down is IE naming Podman (the judge stops there; it does not
@@ -132,7 +131,7 @@ func wantSurvived(t *testing.T, res plugin.JudgeResult, code int, what string) {
 func TestFaultPodmanRestartMidJudge(t *testing.T) {
 	env := hosttest.Podman(t)
 	nap := testProgram + " nap 4"
-	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0", nap, nap, nap})
+	dir, langs, src := execProblem(t, env, untimed, []string{testProgram + " exit 0", nap, nap, nap})
 	res, code, _ := judgeInterfered(t, env, nil, firstVerdict, func() { restartPodman(t) },
 		"--languages", langs, "--lang", "exec", "--parallel", "1", dir, src)
 	wantSurvived(t, res, code, "Podman")
@@ -157,7 +156,7 @@ func TestFaultPodmanRestartMidBuild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0"})
+	dir, langs, src := execProblem(t, env, untimed, []string{testProgram + " exit 0"})
 	slow := fmt.Sprintf("slowbuild:\n  build_image: %s\n  run_image: %s\n  source: prog.exec\n"+
 		"  compile: [/usr/bin/sleep, \"10\"]\n  artefacts: [prog.exec]\n  run: [%s, exec-input]\n", c.BuildImage, env.Image, testProgram)
 	data, err := os.ReadFile(langs)
@@ -196,7 +195,7 @@ func TestFaultImageRemovedMidJudge(t *testing.T) {
 	for range 8 {
 		lines = append(lines, testProgram+" exit 0")
 	}
-	dir, langs, src := execProblem(t, env, "5", lines)
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	data, err := os.ReadFile(langs)
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +236,7 @@ func TestFaultTmpFull(t *testing.T) {
 		}
 	}
 	_ = filler.Close()
-	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0", testProgram + " exit 0"})
+	dir, langs, src := execProblem(t, env, untimed, []string{testProgram + " exit 0", testProgram + " exit 0"})
 	res, code, _ := judgeInterfered(t, env, []string{"TMPDIR=" + tmp}, firstVerdict, func() {}, "--languages", langs, "--lang", "exec", dir, src)
 	wantIE(t, res, code, "no space left on device")
 	assertNothingLeft(t, env, "")
@@ -341,7 +340,7 @@ func TestFaultBusDroppedMidJudge(t *testing.T) {
 	for i := range lines {
 		lines[i] = testProgram + " exit 0"
 	}
-	dir, langs, src := execProblem(t, env, "5", lines)
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	judge := func(t *testing.T, bus *busProxy, interfere func()) (plugin.JudgeResult, int, string) {
 		return judgeInterfered(t, env, []string{bus.env}, firstVerdict, interfere,
 			"--languages", langs, "--lang", "exec", "--parallel", "1", dir, src)

@@ -53,13 +53,12 @@ func judgeJSON(t *testing.T, env hosttest.Env, args ...string) (plugin.JudgeResu
 	return res, r.code
 }
 
-// writeProblem makes a one-test plain A+B problem with small limits but
-// time: 5 s, as for every test whose verdicts are not about time (its
-// callers want CE, PA, CF or IE, never TLE).
+// writeProblem makes a one-test plain A+B problem with small limits, but
+// untimed: its callers want CE, PA, CF or IE, never TLE.
 func writeProblem(t *testing.T, extra string) string {
 	t.Helper()
 	return writeProblemFiles(t, map[string]string{
-		"problem.yaml": "name: tiny\ntime_limit: 5\nmemory_limit: 64M\noutput_limit: 1M\n" + extra,
+		"problem.yaml": "name: tiny\ntime_limit: " + untimed + "\nmemory_limit: 64M\noutput_limit: 1M\n" + extra,
 		"tests/1.in":   "19 23\n",
 		"tests/1.ans":  "42\n",
 	})
@@ -96,7 +95,7 @@ func TestJudgeExampleAPlusB(t *testing.T) {
 	// alone was charged 0.16-0.68 s a test with only this test running
 	// (2026-12-06); the whole suite's load can push it over 1 s (the
 	// likely cause of CI failing this test that day).
-	dir := withTimeLimit(t, filepath.Join(problems, "aplusb"), "5")
+	dir := withTimeLimit(t, filepath.Join(problems, "aplusb"), untimed)
 	for _, c := range []struct {
 		solution string
 		want     plugin.Verdict

@@ -198,7 +198,7 @@ func TestServeMetrics(t *testing.T) {
 	// own): AC and RTE are the verdicts it gives.
 	lines := []string{testProgram + " exit 0", testProgram + " exit 0", testProgram + " exit 3"}
 	wantTests := []plugin.Verdict{plugin.AC, plugin.AC, plugin.RTE}
-	dir, langs, src := execProblem(t, env, "5", lines)
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	msock := filepath.Join(t.TempDir(), "metrics.sock")
 	sock, stop := startService(t, env, "--languages", langs, "--drain", "2s", "--metrics", msock)
 

@@ -83,13 +83,13 @@ func (o *omegaRunner) compileFile(lang, name, source string) omegajail.Meta {
 	return o.meta("Main/compile.meta")
 }
 
-// run is the Runner's run argv for case 1: 5 s, 256 MiB, 10 KiB of output.
-// Its callers' verdicts are not about time, and -w 0 makes the wall limit the
-// time limit: at the Runner's usual 1 s a busy host's scheduling alone
-// could end a run.
+// run is the Runner's run argv for case 1: untimed, 256 MiB, 10 KiB of
+// output. Its callers' verdicts are not about time, and -w 0 makes the
+// wall limit the time limit: at the Runner's usual 1 s a busy host's
+// scheduling alone could end a run.
 func (o *omegaRunner) run(lang, input string) (omegajail.Meta, string) {
 	o.t.Helper()
-	return o.runFor(lang, input, "5000")
+	return o.runFor(lang, input, untimedMs)
 }
 
 // runFor is run with a time limit of ms milliseconds.
@@ -222,13 +222,12 @@ func TestOmegajailUnknownLanguageWritesNoMeta(t *testing.T) {
 // root and rootless at once): a JIT runtime's emulated start alone is 2-3
 // s of processor time; V8's was charged up to ~4.7 s (TestJudgeLanguages);
 // the JVM filling its heap was stopped at 5.5 s of a 6 s limit (CI,
-// 2026-12-06), so Java has 20 s; Go and Rust 5 s, as every test whose
-// verdicts are not about time.
+// 2026-12-06), so Java has 20 s; Go and Rust are untimed.
 func TestOmegajailRunnerLanguages(t *testing.T) {
 	env := hosttest.Podman(t)
 	_, src := judgeFiles(t, env)
 	for _, c := range []struct{ omega, file, limit string }{
-		{"java", "Main.java", "20000"}, {"go", "main.go", "5000"}, {"rs", "main.rs", "5000"}, {"js", "main.js", "10000"},
+		{"java", "Main.java", "20000"}, {"go", "main.go", untimedMs}, {"rs", "main.rs", untimedMs}, {"js", "main.js", "10000"},
 	} {
 		t.Run(c.omega, func(t *testing.T) {
 			source, err := os.ReadFile(filepath.Join(src, "langs", c.file))

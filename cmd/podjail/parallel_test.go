@@ -61,11 +61,21 @@ func execInput([]string) int {
 	return 4
 }
 
+// untimed is the time limit, in seconds, of a test whose verdicts are not
+// about time, and untimedMs the same for a front that takes milliseconds.
+// The test VM charges a process the time its virtual core was off the
+// host's processors, so under the suite's load a run is charged far more
+// than it ran: the Go test binary's exit 0 up to 1.2 s, a Python start
+// 0.73 s, a JVM filling its heap 5.5 s. A limit about time keeps its own.
+const (
+	untimed   = "5"
+	untimedMs = "5000"
+)
+
 // execProblem writes a problem whose tests name the program each runs on
 // their input's first line (execInput), with empty answers, and a language
 // that runs them; it returns the problem, the languages file and a source.
-// Tests whose verdicts are not about time give 5 s: under emulation on a
-// loaded host even a trivial program has been charged over a second.
+// Tests whose verdicts are not about time give it untimed.
 func execProblem(t *testing.T, env hosttest.Env, timeLimit string, lines []string) (dir, langs, src string) {
 	t.Helper()
 	files := map[string]string{"problem.yaml": "name: exec\ntime_limit: " + timeLimit + "\nmemory_limit: 64M\noutput_limit: 1M\n"}
@@ -122,11 +132,9 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 	env := hosttest.Podman(t)
 	sleep := testProgram + " sleep"
 	lines := []string{testProgram + " exit 0", testProgram + " exit 3", sleep, sleep, sleep, sleep, sleep, sleep}
-	// 5 s, as for every test whose verdicts are not about time: the first
-	// failure must be the exit 3, and the Go test binary's exit 0 was
-	// charged 1.2 s under the suite's load. No subtest waits for a
-	// sleeper's limit: each ends the judge before one is reached.
-	dir, langs, src := execProblem(t, env, "5", lines)
+	// The first failure must be the exit 3, never a TLE of the exit 0. No
+	// subtest waits for a sleeper's limit: each ends the judge first.
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	judge := []string{"judge", "--languages", langs, "--lang", "exec", "--parallel", "2"}
 
 	t.Run("first failure", func(t *testing.T) {
@@ -181,9 +189,8 @@ func TestJudgeEndingEarlyLeavesNothing(t *testing.T) {
 func judgesBesideTheSweep(t *testing.T, env hosttest.Env) {
 	t.Helper()
 	lines := []string{testProgram + " exit 0", testProgram + " exit 0", testProgram + " exit 0"}
-	// 5 s, as for every test whose verdicts are not about time: two judges
-	// at once load the emulated host, which then charges exit 0 up to 1.2 s.
-	dir, langs, src := execProblem(t, env, "5", lines)
+	// Two judges at once load the emulated host (untimed's reason).
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	for i, r := range judgeAtOnce(env, 2, "--languages", langs, "--lang", "exec", "--parallel", "1", dir, src) {
 		if r.err != nil || r.res.Verdict != plugin.AC || len(r.res.Tests) != len(lines) {
 			t.Errorf("judge %d beside the sweep: %v, %s (%s), %d tests; want AC on all %d\n%s", i+1, r.err, r.res.Verdict, r.res.Note, len(r.res.Tests), len(lines), r.log)

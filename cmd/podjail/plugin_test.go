@@ -90,7 +90,7 @@ func pluginEndToEnd(t *testing.T, env hosttest.Env) string {
 	}
 
 	dir := writeProblemFiles(t, map[string]string{
-		"problem.yaml": "name: A plus B\ntime_limit: 5\nmemory_limit: 64M\n", // not about time
+		"problem.yaml": "name: A plus B\ntime_limit: " + untimed + "\nmemory_limit: 64M\n",
 		"tests/1.in":   "19 23\n",
 		"tests/1.ans":  "42\n",
 		"tests/2.in":   "-1000000007 999999999\n",

@@ -30,7 +30,7 @@ func TestInstalledFromRPM(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, `"shimmed": true`) {
 		t.Fatalf("podjail run from the installed layout: exit %d, not under the shim:\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	dir, langs, src := execProblem(t, env, "5", []string{testProgram + " exit 0", testProgram + " exit 3"})
+	dir, langs, src := execProblem(t, env, untimed, []string{testProgram + " exit 0", testProgram + " exit 3"})
 	res, code := judgeJSON(t, installed, "--service", "none", "--languages", langs, "--lang", "exec", dir, src)
 	if code != 3 || len(res.Tests) != 2 || res.Tests[0].Verdict != plugin.AC || res.Tests[1].Verdict != plugin.RTE {
 		t.Errorf("judged from the installed layout: exit %d, %+v; want exit 3, AC then RTE", code, res.Tests)

@@ -67,7 +67,7 @@ func startServiceAt(t *testing.T, env hosttest.Env, sock string, sig syscall.Sig
 func TestServeJudgesLikeInProcess(t *testing.T) {
 	env := hosttest.Podman(t)
 	lines := []string{testProgram + " exit 0", testProgram + " exit 3", "/hostile/mallochog", testProgram + " exit 0"}
-	dir, langs, src := execProblem(t, env, "5", lines)
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	sock, stop := startService(t, env, "--languages", langs, "--drain", "2s")
 
 	here, hereCode := judgeJSON(t, env, "--service", "none", "--languages", langs, "--lang", "exec", "--parallel", "2", dir, src)
@@ -279,7 +279,7 @@ func TestServeSoakFourClients(t *testing.T) {
 		soak = d
 	}
 	lines := []string{testProgram + " exit 0", testProgram + " exit 3", testProgram + " exit 0"}
-	dir, langs, src := execProblem(t, env, "5", lines)
+	dir, langs, src := execProblem(t, env, untimed, lines)
 	sock, stop := startService(t, env, "--languages", langs)
 	pid := servicePID(t, sock)
 	want := []plugin.Verdict{plugin.AC, plugin.RTE, plugin.AC}
