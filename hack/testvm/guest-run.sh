@@ -272,6 +272,28 @@ busy_since() {
 		END { if (t > 0) printf "%d", 100 * (t - idle) / t; else print "?" }' /proc/stat
 }
 
+# cg_cpu: every cgroup down to four levels and its processor time so far
+# (usage_usec counts its descendants, also removed ones), "PATH USEC".
+cg_cpu() {
+	find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -name cpu.stat 2>/dev/null | while read -r f; do
+		echo "${f#/sys/fs/cgroup/}" "$(sed -n 's/^usage_usec //p' "$f" 2>/dev/null)"
+	done | sed 's|/cpu.stat | |'
+}
+
+# cg_cpu_since FILE: where the processor time went since cg_cpu wrote FILE:
+# the cgroups that used the most, in seconds and as a share of the whole
+# guest's busy time, a parent beside its children (CI's budget: what the
+# suite's time is spent on).
+cg_cpu_since() {
+	local busy
+	busy=$(awk -v a="$2" 'BEGIN { n = split(a, x) }
+		/^cpu / { for (i = 2; i <= NF; i++) if (i != 5 && i != 6) t += $i - x[i] }
+		END { print t / 100 }' /proc/stat)
+	cg_cpu | awk -v busy="$busy" 'NR == FNR { was[$1] = $2; next }
+		$2 != "" { d = ($2 - was[$1]) / 1e6; if (d > busy / 100) printf "%10.1f s %5.1f%%  %s\n", d, 100 * d / busy, $1 }' "$1" - |
+		sort -rn | head -n 25
+}
+
 # run_pass BIN MODE TAG FLAGS...: one pass of a test binary; its result is a
 # line of summary.txt and its output out/NAME.TAG.log.
 rc=0 ran=0
@@ -340,6 +362,7 @@ for bin in "$payload"/tests/*.test; do
 		continue
 	fi
 	stat0=$(grep '^cpu ' /proc/stat)
+	cg_cpu >/var/tmp/cg-cpu-at-once.txt
 	t=$SECONDS
 	pids=()
 	for mode in root rootless; do
@@ -359,7 +382,11 @@ for bin in "$payload"/tests/*.test; do
 		ran=$((ran + 1))
 	done
 	for p in "${pids[@]}"; do wait "$p" || rc=1; done
-	[ $sequential = 1 ] || log "root and rootless at once: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
+	if [ $sequential = 0 ]; then
+		log "root and rootless at once: $((SECONDS - t)) s, the VM busy $(busy_since "$stat0")%"
+		log "where the processor time went (cgroups over 1% of it, a parent beside its children):"
+		cg_cpu_since /var/tmp/cg-cpu-at-once.txt "$stat0"
+	fi
 	[ $targeted = 1 ] || [ $fedora = 1 ] && continue
 	for mode in "${modes[@]}"; do
 		stat0=$(grep '^cpu ' /proc/stat)

@@ -142,6 +142,13 @@ if [ -s "$out/summary.txt" ]; then
 	done <"$out/summary.txt"
 	echo "== testvm: summary:"
 	cat "$out/summary.txt"
+	# Where a pass's time went (CI's budget): its slowest top-level tests.
+	while read -r _ name mode _; do
+		[ -f "$out/$name.$mode.log" ] || continue
+		echo "== testvm: $name $mode, slowest tests (s):"
+		sed -n 's/^--- [A-Z]*: \(Test[^ ]*\) (\([0-9.]*\)s)$/\2 \1/p' "$out/$name.$mode.log" |
+			sort -rn | head -n 12 | awk '{ printf "  %8.1f %s\n", $1, $2 }'
+	done <"$out/summary.txt"
 fi
 
 # copy out/ (never over a directory that is not ours)
