@@ -52,3 +52,20 @@ func TestReadCounters(t *testing.T) {
 		t.Error("reading a missing cgroup succeeded")
 	}
 }
+
+// TestKill: "1" into cgroup.kill; a cgroup already gone is no error.
+func TestKill(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Kill(dir); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "cgroup.kill")); string(b) != "1" {
+		t.Errorf("cgroup.kill holds %q, want 1", b)
+	}
+	if err := Kill(filepath.Join(dir, "gone")); err != nil {
+		t.Errorf("a cgroup already gone: %v", err)
+	}
+}

@@ -1,7 +1,9 @@
 package cgroupdrv
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +12,7 @@ import (
 )
 
 // The readers a run's deadlines poll on the host, cheap enough for every
-// tick: one file each.
+// tick: one file each; and the kill they end a run with.
 
 // CPUUsage reads usage_usec of dir's cpu.stat.
 func CPUUsage(dir string) (time.Duration, error) {
@@ -48,4 +50,15 @@ func CPUWaiting(dir string) time.Duration {
 		}
 	}
 	return -1
+}
+
+// Kill kills every process in the cgroup tree at dir at once
+// (cgroup.kill, Linux 5.14). A dir that is gone is not an error: what was
+// in it is gone too.
+func Kill(dir string) error {
+	err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("kill cgroup %s: %w", dir, err)
+	}
+	return nil
 }

@@ -121,8 +121,8 @@ func Remove(ctx context.Context, dir string) error {
 	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
-	if err := os.WriteFile(filepath.Join(dir, "cgroup.kill"), []byte("1"), 0); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("kill cgroup %s: %w", dir, err)
+	if err := cgroupdrv.Kill(dir); err != nil {
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, removeTimeout)
 	defer cancel()

@@ -438,6 +438,7 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 	r := isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "10",
 		"--run", "--", "/bin/sh", "-c", "while :; do :; done")
 	m := readMeta(t, meta)
+	t.Logf("spinner under -t 1: time %s s, wall %s s (how far past the limit the stop let it run)", m["time"], m["time-wall"])
 	if r.code != 1 || m["status"] != "TO" {
 		t.Errorf("spinner: exit %d, meta %v; want exit 1, TO", r.code, m)
 	} else if tm := seconds(m, "time"); tm < 0.9 || tm > 2.2 {
@@ -446,6 +447,7 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "5", "-w", "3", "-p",
 		"--run", "--", "/bin/sh", "-c", "sleep 20")
 	m = readMeta(t, meta)
+	t.Logf("sleeper under -w 3: wall %s s", m["time-wall"])
 	if r.code != 1 || m["status"] != "TO" {
 		t.Errorf("sleeper: exit %d, meta %v; want exit 1, TO", r.code, m)
 	} else if w := seconds(m, "time-wall"); w < 2.9 || w > 5.5 {

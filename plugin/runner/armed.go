@@ -450,7 +450,27 @@ func (a *Armed) stop(reason KillReason, note string) {
 	a.stopping.Add(1)
 	a.endMu.Unlock()
 	defer a.stopping.Done()
+	a.killProgram()
 	a.r.stop(context.Background(), a.id, a.res.Shimmed)
+}
+
+// killProgram kills the program from the host at once, before Podman is
+// asked to stop the container: that request crosses the service, conmon
+// and the runtime to the shim, seconds on a busy host in which the
+// program would run on and be charged for it. The shim reaps it and
+// reports as after its own kill; with no program cgroup yet (a stop
+// before the shim made it) Podman's stop alone does it, as before.
+func (a *Armed) killProgram() {
+	if a.parent == nil || !a.res.Shimmed {
+		return
+	}
+	p := programCgroup(a.parent.Path)
+	if p == "" {
+		return
+	}
+	if err := cgroupdrv.Kill(p); err != nil {
+		a.r.log().Warn("the program's cgroup could not be killed from the host; Podman stops the container", "name", a.res.Container, "error", err)
+	}
 }
 
 // cpuSinceGo is the parent cgroup's processor time since the go (the

@@ -319,6 +319,10 @@ func TestRunDeadlines(t *testing.T) {
 		if wantCPU := c.prog.CPU; res.TimeAtStop != wantCPU {
 			t.Errorf("%s: time at stop %v, want the parent's %v", c.name, res.TimeAtStop, wantCPU)
 		}
+		// The program was killed from the host before Podman was asked.
+		if s := rt.State(); !slices.Equal(s.HostKills, []string{res.ContainerID}) || len(s.Kills) == 0 {
+			t.Errorf("%s: program's cgroup killed from the host in %v, stops %v; want %s in both", c.name, s.HostKills, s.Kills, res.ContainerID)
+		}
 		runnertest.AssertNothingLeft(t, rt, cg)
 	}
 }

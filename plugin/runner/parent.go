@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/podjail/podjail/cgroupdrv"
+	"github.com/podjail/podjail/shim"
 )
 
 // ParentID names a new parent cgroup of one of i's runs after i, so a
@@ -57,4 +60,35 @@ func sweepParents(ctx context.Context, d cgroupdrv.Driver, self Instance, alive 
 		removed = append(removed, p.ID)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// programCgroup is the cgroup the shim put the program in below a run's
+// parent: shim.ProgramCgroup beside shim.ShimCgroup, a few levels down
+// (the container's cgroup and what the runtime makes inside it). "" when
+// the shim has not made it.
+func programCgroup(parent string) string {
+	dirs := []string{parent}
+	for depth := 0; depth < 4 && len(dirs) > 0; depth++ {
+		var next []string
+		for _, d := range dirs {
+			entries, err := os.ReadDir(d)
+			if err != nil {
+				continue
+			}
+			for _, e := range entries {
+				if !e.IsDir() {
+					continue
+				}
+				p := filepath.Join(d, e.Name())
+				if e.Name() == shim.ProgramCgroup {
+					if fi, err := os.Stat(filepath.Join(d, shim.ShimCgroup)); err == nil && fi.IsDir() {
+						return p
+					}
+				}
+				next = append(next, p)
+			}
+		}
+		dirs = next
+	}
+	return ""
 }

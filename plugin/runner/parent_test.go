@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -59,5 +61,44 @@ func TestSweepParentsMineTooAtClose(t *testing.T) {
 	got, err := sweepParents(context.Background(), d, self, func(pid int, _ uint64) bool { return pid == 20 }, true)
 	if err != nil || !slices.Equal(got, []string{mine}) {
 		t.Errorf("swept %v, %v; want only our own %s", got, err, mine)
+	}
+}
+
+// TestProgramCgroupBelowTheParent: the program's cgroup is found where the
+// runtime puts the container's (systemd: a scope with a "container"
+// child; cgroupfs: a directory), beside the shim's own, and nowhere else.
+func TestProgramCgroupBelowTheParent(t *testing.T) {
+	mk := func(dirs ...string) string {
+		root := t.TempDir()
+		for _, d := range dirs {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root
+	}
+	for _, c := range []struct {
+		name string
+		dirs []string
+		want string // below the parent, "" for none
+	}{
+		{"systemd", []string{"libpod-abc.scope/container/shim", "libpod-abc.scope/container/program"}, "libpod-abc.scope/container/program"},
+		{"cgroupfs", []string{"libpod-abc/shim", "libpod-abc/program"}, "libpod-abc/program"},
+		{"not made yet", []string{"libpod-abc.scope/container"}, ""},
+		{"no shim beside it", []string{"libpod-abc/program"}, ""},
+		{"too deep", []string{"a/b/c/d/shim", "a/b/c/d/program"}, ""},
+	} {
+		parent := mk(c.dirs...)
+		got := programCgroup(parent)
+		want := ""
+		if c.want != "" {
+			want = filepath.Join(parent, c.want)
+		}
+		if got != want {
+			t.Errorf("%s: %q, want %q", c.name, got, want)
+		}
+	}
+	if got := programCgroup(filepath.Join(t.TempDir(), "gone")); got != "" {
+		t.Errorf("a parent that is gone: %q", got)
 	}
 }

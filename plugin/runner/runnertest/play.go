@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -23,6 +24,10 @@ func (rt *Runtime) play(c *Container) {
 	dir := ""
 	if c.Spec.CgroupParent != "" {
 		dir = rt.cg.Path(c.Spec.CgroupParent)
+	}
+	if c.shimmed && dir != "" {
+		// The shim's two cgroups below the container's, as on a host.
+		c.programCgroup = makeShimCgroups(filepath.Join(dir, "libpod-"+c.ID, "container"))
 	}
 	report := shim.Report{TimeUs: p.CPU.Microseconds(), UserUs: p.CPU.Microseconds(), PeakBytes: p.Peak, PidsPeak: 1, ExitCode: p.Exit, Signal: p.Signal}
 	killed := func(signal string) {
@@ -241,3 +246,28 @@ func (c *Container) finish(stderr io.Writer, code int32, rep *shim.Report) {
 // GoodHost is the host the fake runtime reports: one podjail's doctor
 // accepts.
 var GoodHost = bindings.HostInfo{Version: "5.4.2", APIVersion: "5.4.2", OCIRuntime: "crun", CgroupManager: "systemd", CgroupVersion: "v2"}
+
+// makeShimCgroups makes the shim's cgroups in base, as the shim does: its
+// own and the program's, with the program's cgroup.kill, empty until
+// written. It returns the program's ("" if they could not be made).
+func makeShimCgroups(base string) string {
+	prog := filepath.Join(base, shim.ProgramCgroup)
+	for _, d := range []string{filepath.Join(base, shim.ShimCgroup), prog} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return ""
+		}
+	}
+	if err := os.WriteFile(filepath.Join(prog, "cgroup.kill"), nil, 0o644); err != nil {
+		return ""
+	}
+	return prog
+}
+
+// killedFromHost says whether "1" was written to the program's cgroup.kill.
+func (c *Container) killedFromHost() bool {
+	if c.programCgroup == "" {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(c.programCgroup, "cgroup.kill"))
+	return err == nil && string(b) == "1"
+}

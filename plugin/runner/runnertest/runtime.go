@@ -71,20 +71,21 @@ type Program struct {
 type Runtime struct {
 	cg *Cgroups // where the parents' files are
 
-	mu       sync.Mutex
-	program  func(spec bindings.Spec) Program // nil: exit 0, no output
-	missing  map[string]bool                  // images not in storage
-	onGo     func(c *Container)               // called when a container gets its go
-	seq      int
-	all      map[string]*Container // every container ever created
-	created  []string
-	started  []string
-	removed  []string
-	forced   []string // removed while still running: Podman kills them
-	goes     []string // containers that got their go, in order
-	kills    []string // "id SIGNAL"
-	copiedIn map[string][]byte
-	unpacked map[string][]byte // what shims were given to --unpack, by container path
+	mu        sync.Mutex
+	program   func(spec bindings.Spec) Program // nil: exit 0, no output
+	missing   map[string]bool                  // images not in storage
+	onGo      func(c *Container)               // called when a container gets its go
+	seq       int
+	all       map[string]*Container // every container ever created
+	created   []string
+	started   []string
+	removed   []string
+	forced    []string // removed while still running: Podman kills them
+	goes      []string // containers that got their go, in order
+	kills     []string // "id SIGNAL"
+	hostKills []string // ids whose program's cgroup.kill held "1" when they were stopped
+	copiedIn  map[string][]byte
+	unpacked  map[string][]byte // what shims were given to --unpack, by container path
 }
 
 // Container is a container of the fake runtime. Its ID, Spec and Prog are
@@ -96,6 +97,9 @@ type Container struct {
 
 	nonce   string
 	shimmed bool
+	// programCgroup is the program's cgroup the shim made, on the host
+	// ("": none, no shim or no parent); set before the shim reads its go.
+	programCgroup string
 
 	// set under the runtime's lock
 	stdin          io.Reader
@@ -296,6 +300,9 @@ func (rt *Runtime) Kill(_ context.Context, id, signal string) error {
 	}
 	rt.mu.Lock()
 	rt.kills = append(rt.kills, id+" "+signal)
+	if c.killedFromHost() && !slices.Contains(rt.hostKills, id) {
+		rt.hostKills = append(rt.hostKills, id)
+	}
 	running := c.started && !c.ended.Load()
 	rt.mu.Unlock()
 	if running {

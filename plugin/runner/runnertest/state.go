@@ -13,6 +13,7 @@ type State struct {
 	Created, Started, Removed []string
 	Goes                      []string // the containers that got their go
 	Kills                     []string // "id SIGNAL"
+	HostKills                 []string // the containers whose program's cgroup was killed from the host before their stop
 	Forced                    []string // removed while still running
 	Live                      int      // containers not removed
 }
@@ -22,7 +23,7 @@ func (rt *Runtime) State() State {
 	rt.mu.Lock()
 	defer rt.mu.Unlock()
 	s := State{Created: slices.Clone(rt.created), Started: slices.Clone(rt.started), Removed: slices.Clone(rt.removed),
-		Goes: slices.Clone(rt.goes), Kills: slices.Clone(rt.kills), Forced: slices.Clone(rt.forced)}
+		Goes: slices.Clone(rt.goes), Kills: slices.Clone(rt.kills), HostKills: slices.Clone(rt.hostKills), Forced: slices.Clone(rt.forced)}
 	for _, c := range rt.all {
 		if !c.removed {
 			s.Live++
