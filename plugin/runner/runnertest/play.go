@@ -27,7 +27,10 @@ func (rt *Runtime) play(c *Container) {
 	}
 	if c.shimmed && dir != "" {
 		// The shim's two cgroups below the container's, as on a host.
-		c.programCgroup = makeShimCgroups(filepath.Join(dir, "libpod-"+c.ID, "container"))
+		prog := makeShimCgroups(filepath.Join(dir, "libpod-"+c.ID, "container"))
+		rt.mu.Lock()
+		c.programCgroup = prog
+		rt.mu.Unlock()
 	}
 	report := shim.Report{TimeUs: p.CPU.Microseconds(), UserUs: p.CPU.Microseconds(), PeakBytes: p.Peak, PidsPeak: 1, ExitCode: p.Exit, Signal: p.Signal}
 	killed := func(signal string) {
