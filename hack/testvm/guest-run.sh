@@ -277,12 +277,15 @@ busy_since() {
 		END { if (t > 0) printf "%d", 100 * (t - idle) / t; else print "?" }' /proc/stat
 }
 
-# cg_cpu: every cgroup down to four levels and its processor time so far
-# (usage_usec counts its descendants, also removed ones), "PATH USEC".
+# cg_cpu: every cgroup down to the user's services (user@UID.service/
+# app.slice/podman.service) and its processor time so far (usage_usec
+# counts its descendants, also removed ones), "PATH USEC"; the root's own
+# is "(all)".
 cg_cpu() {
-	find /sys/fs/cgroup -mindepth 1 -maxdepth 4 -name cpu.stat 2>/dev/null | while read -r f; do
+	find /sys/fs/cgroup -mindepth 2 -maxdepth 6 -name cpu.stat 2>/dev/null | while read -r f; do
 		echo "${f#/sys/fs/cgroup/}" "$(sed -n 's/^usage_usec //p' "$f" 2>/dev/null)"
 	done | sed 's|/cpu.stat | |'
+	echo "(all)" "$(sed -n 's/^usage_usec //p' /sys/fs/cgroup/cpu.stat)"
 }
 
 # cg_cpu_since FILE: where the processor time went since cg_cpu wrote FILE:
