@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -13,6 +14,7 @@ import (
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/policy"
 )
 
@@ -63,9 +65,10 @@ type specLife struct {
 // the container's own settings, its seccomp profile, the shim's and the
 // run's files mounted, its parent cgroup; and, aside, the attach a run
 // without the shim still makes, and the removal later after the exit or
-// before it (what it costs Podman when a runner removes). What the shim
-// does at the go, and
-// podjail's own calls and process, are the rest up to a judge's test.
+// before it (what it costs Podman when a runner removes); and, aside, a
+// runner's run of argv alone (the shim's whole protocol, no judge). What
+// the shim does at the go, and podjail's own calls and process, are the
+// rest up to a judge's test.
 func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, say func(string, ...any), m *procMeter) ([]specStep, error) {
 	files, err := os.MkdirTemp("", "podjail-bench-spec-")
 	if err != nil {
@@ -124,7 +127,45 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 			spec, life = s, l
 		}
 	}
-	return steps, nil
+	if r.Shim == "" {
+		return steps, nil
+	}
+	// Aside, between the last step and a judge's test: the runner's own
+	// run, the shim's whole protocol, with nothing of the judge's layer
+	// (nothing armed ahead, no problem's files, no answer compared).
+	name := "a runner's run, one at a time: the shim's whole protocol, nothing armed ahead, no judge"
+	say("... step %q", name)
+	if err := m.begin(); err != nil {
+		return steps, err
+	}
+	var runs []time.Duration
+	cg0 := cgroupUsage()
+	cpu, err := benchLifecycles(n, 1, func() (int32, error) { return runnerRun(ctx, r, image, argv, &runs) })
+	if err != nil {
+		return steps, fmt.Errorf("%s: %w", name, err)
+	}
+	step := specStep{Name: name, HostCPU: cpu, Aside: true, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)}
+	if step.Procs, err = m.end(n); err != nil {
+		return steps, err
+	}
+	return append(steps, step), nil
+}
+
+// runnerRun runs argv once through the runner, as a judge's test runs it
+// but alone; its run cgroup's processor time is added to runs.
+func runnerRun(ctx context.Context, r *plugin.Runner, image string, argv []string, runs *[]time.Duration) (int32, error) {
+	res, err := r.Run(ctx, runner.RunRequest{Image: image, Command: argv, Output: io.Discard,
+		Limits: runner.Limits{Time: 2 * time.Second, Memory: 64 << 20}})
+	if err != nil {
+		return 0, err
+	}
+	if st := res.Status(); st != runner.StatusExited {
+		return 0, fmt.Errorf("the run ended %v (%s)", st, res.KilledNote)
+	}
+	if res.Cgroup != nil {
+		*runs = append(*runs, res.Cgroup.CPU)
+	}
+	return res.ExitCode, nil
 }
 
 // specLifecycle creates, starts, waits for and removes one container of
@@ -240,5 +281,13 @@ func printSpecSteps(w io.Writer, steps []specStep, j benchJudge) {
 	fmt.Fprintln(w, "    per test, by cgroup: the judge, the last step kept, the difference")
 	for _, c := range j.Top {
 		fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", benchMS(c.CPU), benchMS(last.Cgroups[c.Path]), benchMSDiff(c.CPU-last.Cgroups[c.Path]), c.Path)
+	}
+	// The runner's run alone (the last step, aside) in the same cgroups:
+	// what of the judge's excess the run itself already has.
+	if run := steps[len(steps)-1]; run.Aside && run.Cgroups != nil && strings.HasPrefix(run.Name, "a runner's run") {
+		fmt.Fprintln(w, "    per run, by cgroup: a runner's run alone, the last step kept, the difference")
+		for _, c := range j.Top {
+			fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", benchMS(run.Cgroups[c.Path]), benchMS(last.Cgroups[c.Path]), benchMSDiff(run.Cgroups[c.Path]-last.Cgroups[c.Path]), c.Path)
+		}
 	}
 }
