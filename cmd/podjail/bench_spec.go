@@ -66,7 +66,8 @@ type specLife struct {
 // run's files mounted, its parent cgroup; and, aside, the attach a run
 // without the shim still makes, and the removal later after the exit or
 // before it (what it costs Podman when a runner removes); and, aside, a
-// runner's run of argv alone (the shim's whole protocol, no judge). What
+// runner's runs of argv (the shim's whole protocol, no judge): alone, and
+// armed ahead as a judge's slot keeps them. What
 // the shim does at the go, and podjail's own calls and process, are the
 // rest up to a judge's test.
 func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, say func(string, ...any), m *procMeter) ([]specStep, error) {
@@ -148,7 +149,64 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 	if step.Procs, err = m.end(n); err != nil {
 		return steps, err
 	}
+	steps = append(steps, step)
+	// The same runs, each armed while the one before runs and removed
+	// while the next runs, as a judge's slot does (Lookahead): what
+	// overlapping lifecycles cost Podman.
+	name = fmt.Sprintf("the same, the next %d armed ahead and the last removed beside, as a judge's slot", plugin.Lookahead)
+	say("... step %q", name)
+	if err := m.begin(); err != nil {
+		return steps, err
+	}
+	runs = nil
+	cg0, cpu0 := cgroupUsage(), hostCPU()
+	if err := runnerRunsAhead(ctx, r, image, argv, n, &runs); err != nil {
+		return steps, fmt.Errorf("%s: %w", name, err)
+	}
+	step = specStep{Name: name, HostCPU: (hostCPU() - cpu0) / time.Duration(n), Aside: true, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)}
+	if step.Procs, err = m.end(n); err != nil {
+		return steps, err
+	}
 	return append(steps, step), nil
+}
+
+// runnerRunsAhead runs argv n times through the runner one after the
+// other, keeping plugin.Lookahead runs armed ahead of the one that runs,
+// each removed in the background once it has run.
+func runnerRunsAhead(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, runs *[]time.Duration) error {
+	req := runner.RunRequest{Image: image, Command: argv, Output: io.Discard, Limits: runner.Limits{Time: 2 * time.Second, Memory: 64 << 20}}
+	var armed, done []*runner.Armed
+	defer func() {
+		for _, a := range armed {
+			a.Discard(context.WithoutCancel(ctx))
+		}
+		for _, a := range done {
+			<-a.Done()
+		}
+	}()
+	for i := 0; i < n; i++ {
+		for len(armed) <= plugin.Lookahead && i+len(armed) < n {
+			a, err := r.Arm(ctx, req)
+			if err != nil {
+				return err
+			}
+			armed = append(armed, a)
+		}
+		a := armed[0]
+		armed = armed[1:]
+		res, err := a.Fire(ctx)
+		done = append(done, a)
+		if err != nil {
+			return err
+		}
+		if st := res.Status(); st != runner.StatusExited || res.ExitCode != 0 {
+			return fmt.Errorf("the run ended %v, exit %d (%s)", st, res.ExitCode, res.KilledNote)
+		}
+		if res.Cgroup != nil {
+			*runs = append(*runs, res.Cgroup.CPU)
+		}
+	}
+	return nil
 }
 
 // runnerRun runs argv once through the runner, as a judge's test runs it
@@ -284,8 +342,18 @@ func printSpecSteps(w io.Writer, steps []specStep, j benchJudge) {
 	}
 	// The runner's run alone (the last step, aside) in the same cgroups:
 	// what of the judge's excess the run itself already has.
-	if run := steps[len(steps)-1]; run.Aside && run.Cgroups != nil && strings.HasPrefix(run.Name, "a runner's run") {
-		fmt.Fprintln(w, "    per run, by cgroup: a runner's run alone, the last step kept, the difference")
+	for _, run := range steps {
+		what := ""
+		switch {
+		case strings.HasPrefix(run.Name, "a runner's run"):
+			what = "a runner's run alone"
+		case strings.HasPrefix(run.Name, "the same, the next"):
+			what = "runner's runs armed ahead"
+		}
+		if !run.Aside || run.Cgroups == nil || what == "" {
+			continue
+		}
+		fmt.Fprintf(w, "    per run, by cgroup: %s, the last step kept, the difference\n", what)
 		for _, c := range j.Top {
 			fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", benchMS(run.Cgroups[c.Path]), benchMS(last.Cgroups[c.Path]), benchMSDiff(run.Cgroups[c.Path]-last.Cgroups[c.Path]), c.Path)
 		}

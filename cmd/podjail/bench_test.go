@@ -24,8 +24,8 @@ import (
 // in process and through it, and a C build in process, through it and as
 // a front asks it (omegajail's compile), the bare lifecycle again with
 // stdout attached (the attach's own cost), podjail's run container built
-// up from the bare one a part at a time (--spec-steps) and a runner's run
-// alone beside them, and a 64 MiB
+// up from the bare one a part at a time (--spec-steps) and a runner's runs
+// beside them (alone, and armed ahead as a judge's slot), and a 64 MiB
 // stdout's rate through the runner against a bare pipe's. The targets are read from its
 // output, never asserted on time; what is asserted is that it ran and
 // every judge it made was AC (bench fails otherwise).
@@ -60,8 +60,9 @@ func TestPodjailBench(t *testing.T) {
 	if !strings.Contains(r.stdout, "+ stdout and stderr attached before the start") || !strings.Contains(r.stdout, "a judge's test (against the last step kept)") {
 		t.Error("the bench did not build podjail's run container up from the bare one, part by part")
 	}
-	if !strings.Contains(r.stdout, "per run, by cgroup: a runner's run alone, the last step kept, the difference") {
-		t.Error("the bench did not time a runner's run alone beside the spec steps and the judge's test")
+	if !strings.Contains(r.stdout, "per run, by cgroup: a runner's run alone, the last step kept, the difference") ||
+		!strings.Contains(r.stdout, "per run, by cgroup: runner's runs armed ahead, the last step kept, the difference") {
+		t.Error("the bench did not time a runner's runs alone and armed ahead beside the spec steps and the judge's test")
 	}
 	if !env.Rootless && !strings.Contains(r.stdout, "by process, P = 1, per lifecycle or test") {
 		t.Error("the bench did not split the host's time by process (--by-process, as root)")
@@ -185,6 +186,7 @@ func TestPrintSpecStepsRunnerRun(t *testing.T) {
 		{Name: "podjail's container", HostCPU: 3 * time.Second, Cgroups: map[string]time.Duration{svc: 2 * time.Second}},
 		{Name: "+ removed right after its start", HostCPU: 5 * time.Second, Aside: true},
 		{Name: "a runner's run, one at a time", HostCPU: 3500 * time.Millisecond, Aside: true, Cgroups: map[string]time.Duration{svc: 2300 * time.Millisecond}},
+		{Name: "the same, the next 2 armed ahead", HostCPU: 3900 * time.Millisecond, Aside: true, Cgroups: map[string]time.Duration{svc: 2600 * time.Millisecond}},
 	}
 	j := benchJudge{Floor: 2 * time.Second, HostCPU: 4 * time.Second, Top: []cgroupCPU{{Path: svc, CPU: 2800 * time.Millisecond}}}
 	var b strings.Builder
@@ -193,6 +195,7 @@ func TestPrintSpecStepsRunnerRun(t *testing.T) {
 		"a judge's test (against the last step kept)",
 		"per run, by cgroup: a runner's run alone, the last step kept, the difference",
 		"2300.0 ms", "+300.0 ms",
+		"per run, by cgroup: runner's runs armed ahead, the last step kept, the difference", "+600.0 ms",
 	} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("no %q in\n%s", want, b.String())
