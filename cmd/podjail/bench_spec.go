@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,6 +38,9 @@ type specStep struct {
 	RunCgroup time.Duration `json:"run_cgroup_cpu_median_ns,omitempty"`
 	// Procs is HostCPU by command (--by-process). Nil: not measured.
 	Procs procTimes `json:"by_process_per_lifecycle_ns,omitempty"`
+	// Runner names a step of the runner's own runs (not a container's
+	// part) in the tables of their cgroups. Empty: a container's step.
+	Runner string `json:"runner,omitempty"`
 }
 
 // specPart adds one part of a run's container to a lifecycle: to its spec,
@@ -132,60 +134,53 @@ func benchSpecSteps(ctx context.Context, r *plugin.Runner, image string, argv []
 		return steps, nil
 	}
 	// Aside, between the last step and a judge's test: the runner's own
-	// run, the shim's whole protocol, with nothing of the judge's layer
-	// (nothing armed ahead, no problem's files, no answer compared).
-	name := "a runner's run, one at a time: the shim's whole protocol, nothing armed ahead, no judge"
-	say("... step %q", name)
-	if err := m.begin(); err != nil {
-		return steps, err
+	// runs, the shim's whole protocol, with nothing of the judge's layer
+	// (no problem's files, no answer compared); alone, then armed ahead
+	// as a judge's slot keeps them (what overlapping lifecycles cost).
+	for _, b := range []struct {
+		name, table string
+		ahead       int
+	}{
+		{"a runner's run, one at a time: the shim's whole protocol, nothing armed ahead, no judge", "a runner's run alone", 0},
+		{fmt.Sprintf("the same, the next %d armed ahead and the last removed beside, as a judge's slot", plugin.Lookahead), "runner's runs armed ahead", plugin.Lookahead},
+	} {
+		say("... step %q", b.name)
+		if err := m.begin(); err != nil {
+			return steps, err
+		}
+		var runs []time.Duration
+		cg0, cpu0 := cgroupUsage(), hostCPU()
+		if err := runnerRuns(ctx, r, image, argv, n, b.ahead, &runs); err != nil {
+			return steps, fmt.Errorf("%s: %w", b.name, err)
+		}
+		step := specStep{Name: b.name, HostCPU: (hostCPU() - cpu0) / time.Duration(n), Aside: true, Runner: b.table,
+			Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)}
+		if step.Procs, err = m.end(n); err != nil {
+			return steps, err
+		}
+		steps = append(steps, step)
 	}
-	var runs []time.Duration
-	cg0 := cgroupUsage()
-	cpu, err := benchLifecycles(n, 1, func() (int32, error) { return runnerRun(ctx, r, image, argv, &runs) })
-	if err != nil {
-		return steps, fmt.Errorf("%s: %w", name, err)
-	}
-	step := specStep{Name: name, HostCPU: cpu, Aside: true, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)}
-	if step.Procs, err = m.end(n); err != nil {
-		return steps, err
-	}
-	steps = append(steps, step)
-	// The same runs, each armed while the one before runs and removed
-	// while the next runs, as a judge's slot does (Lookahead): what
-	// overlapping lifecycles cost Podman.
-	name = fmt.Sprintf("the same, the next %d armed ahead and the last removed beside, as a judge's slot", plugin.Lookahead)
-	say("... step %q", name)
-	if err := m.begin(); err != nil {
-		return steps, err
-	}
-	runs = nil
-	cg0, cpu0 := cgroupUsage(), hostCPU()
-	if err := runnerRunsAhead(ctx, r, image, argv, n, &runs); err != nil {
-		return steps, fmt.Errorf("%s: %w", name, err)
-	}
-	step = specStep{Name: name, HostCPU: (hostCPU() - cpu0) / time.Duration(n), Aside: true, Cgroups: perRun(cg0, cgroupUsage(), n), RunCgroup: median(runs)}
-	if step.Procs, err = m.end(n); err != nil {
-		return steps, err
-	}
-	return append(steps, step), nil
+	return steps, nil
 }
 
-// runnerRunsAhead runs argv n times through the runner one after the
-// other, keeping plugin.Lookahead runs armed ahead of the one that runs,
-// each removed in the background once it has run.
-func runnerRunsAhead(ctx context.Context, r *plugin.Runner, image string, argv []string, n int, runs *[]time.Duration) error {
+// runnerRuns runs argv n times through the runner, one after the other,
+// keeping ahead runs armed while one runs. With none ahead each run is
+// also removed before the next is armed (runner.Run); with some, each is
+// removed in the background once it has run, as a judge's slot does. Each
+// run's cgroup processor time is added to runs.
+func runnerRuns(ctx context.Context, r *plugin.Runner, image string, argv []string, n, ahead int, runs *[]time.Duration) error {
 	req := runner.RunRequest{Image: image, Command: argv, Output: io.Discard, Limits: runner.Limits{Time: 2 * time.Second, Memory: 64 << 20}}
-	var armed, done []*runner.Armed
+	var armed, fired []*runner.Armed
 	defer func() {
 		for _, a := range armed {
 			a.Discard(context.WithoutCancel(ctx))
 		}
-		for _, a := range done {
+		for _, a := range fired {
 			<-a.Done()
 		}
 	}()
-	for i := 0; i < n; i++ {
-		for len(armed) <= plugin.Lookahead && i+len(armed) < n {
+	for i := range n {
+		for len(armed) <= ahead && i+len(armed) < n {
 			a, err := r.Arm(ctx, req)
 			if err != nil {
 				return err
@@ -195,7 +190,7 @@ func runnerRunsAhead(ctx context.Context, r *plugin.Runner, image string, argv [
 		a := armed[0]
 		armed = armed[1:]
 		res, err := a.Fire(ctx)
-		done = append(done, a)
+		fired = append(fired, a)
 		if err != nil {
 			return err
 		}
@@ -205,25 +200,11 @@ func runnerRunsAhead(ctx context.Context, r *plugin.Runner, image string, argv [
 		if res.Cgroup != nil {
 			*runs = append(*runs, res.Cgroup.CPU)
 		}
+		if ahead == 0 {
+			<-a.Done()
+		}
 	}
 	return nil
-}
-
-// runnerRun runs argv once through the runner, as a judge's test runs it
-// but alone; its run cgroup's processor time is added to runs.
-func runnerRun(ctx context.Context, r *plugin.Runner, image string, argv []string, runs *[]time.Duration) (int32, error) {
-	res, err := r.Run(ctx, runner.RunRequest{Image: image, Command: argv, Output: io.Discard,
-		Limits: runner.Limits{Time: 2 * time.Second, Memory: 64 << 20}})
-	if err != nil {
-		return 0, err
-	}
-	if st := res.Status(); st != runner.StatusExited {
-		return 0, fmt.Errorf("the run ended %v (%s)", st, res.KilledNote)
-	}
-	if res.Cgroup != nil {
-		*runs = append(*runs, res.Cgroup.CPU)
-	}
-	return res.ExitCode, nil
 }
 
 // specLifecycle creates, starts, waits for and removes one container of
@@ -340,20 +321,13 @@ func printSpecSteps(w io.Writer, steps []specStep, j benchJudge) {
 	for _, c := range j.Top {
 		fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", benchMS(c.CPU), benchMS(last.Cgroups[c.Path]), benchMSDiff(c.CPU-last.Cgroups[c.Path]), c.Path)
 	}
-	// The runner's run alone (the last step, aside) in the same cgroups:
-	// what of the judge's excess the run itself already has.
+	// The runner's runs in the same cgroups: what of the judge's excess
+	// the runs themselves already have.
 	for _, run := range steps {
-		what := ""
-		switch {
-		case strings.HasPrefix(run.Name, "a runner's run"):
-			what = "a runner's run alone"
-		case strings.HasPrefix(run.Name, "the same, the next"):
-			what = "runner's runs armed ahead"
-		}
-		if !run.Aside || run.Cgroups == nil || what == "" {
+		if run.Runner == "" || run.Cgroups == nil {
 			continue
 		}
-		fmt.Fprintf(w, "    per run, by cgroup: %s, the last step kept, the difference\n", what)
+		fmt.Fprintf(w, "    per run, by cgroup: %s, the last step kept, the difference\n", run.Runner)
 		for _, c := range j.Top {
 			fmt.Fprintf(w, "    %10s  %10s  %10s  %s\n", benchMS(run.Cgroups[c.Path]), benchMS(last.Cgroups[c.Path]), benchMSDiff(run.Cgroups[c.Path]-last.Cgroups[c.Path]), c.Path)
 		}

@@ -185,8 +185,8 @@ func TestPrintSpecStepsRunnerRun(t *testing.T) {
 	steps := []specStep{
 		{Name: "podjail's container", HostCPU: 3 * time.Second, Cgroups: map[string]time.Duration{svc: 2 * time.Second}},
 		{Name: "+ removed right after its start", HostCPU: 5 * time.Second, Aside: true},
-		{Name: "a runner's run, one at a time", HostCPU: 3500 * time.Millisecond, Aside: true, Cgroups: map[string]time.Duration{svc: 2300 * time.Millisecond}},
-		{Name: "the same, the next 2 armed ahead", HostCPU: 3900 * time.Millisecond, Aside: true, Cgroups: map[string]time.Duration{svc: 2600 * time.Millisecond}},
+		{Name: "a runner's run, one at a time", HostCPU: 3500 * time.Millisecond, Aside: true, Runner: "a runner's run alone", Cgroups: map[string]time.Duration{svc: 2300 * time.Millisecond}},
+		{Name: "the same, the next 2 armed ahead", HostCPU: 3900 * time.Millisecond, Aside: true, Runner: "runner's runs armed ahead", Cgroups: map[string]time.Duration{svc: 2600 * time.Millisecond}},
 	}
 	j := benchJudge{Floor: 2 * time.Second, HostCPU: 4 * time.Second, Top: []cgroupCPU{{Path: svc, CPU: 2800 * time.Millisecond}}}
 	var b strings.Builder
