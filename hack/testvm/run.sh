@@ -15,6 +15,10 @@
 #      PODJAIL_TESTVM_KEEP=1   keep the temporary share directory
 #      PODJAIL_TESTVM_APPEND   extra kernel command line
 #      PODJAIL_TESTVM_CPU      qemu's -cpu model (default max)
+#      PODJAIL_TESTVM_SMP      the guest's processors (default 2)
+#      PODJAIL_TESTVM_ICOUNT   boot with qemu's -icount VALUE (e.g. shift=2,sleep=on): the
+#                              guest's clock counts instructions, so its processor times do
+#                              not drift with the host's speed (single-threaded TCG)
 #      PODJAIL_TESTVM_IMAGE    boot this image directory (disk.img, vmlinuz, initrd.img)
 #                              instead of build.sh's, e.g. build-fedora-selinux.sh's
 #      PODJAIL_TESTVM_CACHE, PODJAIL_TESTVM_MIRROR: see build.sh
@@ -62,13 +66,18 @@ for attempt in 1 2; do
 	chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
 	out=$share/out
 
+	accel=(-accel tcg,thread=multi)
+	if [ -n "${PODJAIL_TESTVM_ICOUNT:-}" ]; then
+		accel=(-accel tcg -icount "$PODJAIL_TESTVM_ICOUNT")
+	fi
 	echo "== testvm: image $img"
+	echo "== testvm: qemu ${accel[*]}, ${PODJAIL_TESTVM_SMP:-2} processors"
 	echo "== testvm: share $share, timeout ${timeout}s"
 	t0=$(date +%s.%N)
 	# timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
 	# group does not reach: forward those by hand.
-	timeout -k 10 "$timeout" qemu-system-x86_64 \
-		-accel tcg,thread=multi -cpu "${PODJAIL_TESTVM_CPU:-max}" -smp 2 -m 6144 \
+	timeout -k 10 "$timeout" qemu-system-x86_64 "${accel[@]}" \
+		-cpu "${PODJAIL_TESTVM_CPU:-max}" -smp "${PODJAIL_TESTVM_SMP:-2}" -m 6144 \
 		-kernel "$img/vmlinuz" -initrd "$img/initrd.img" \
 		-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
 		-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
