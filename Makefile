@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build image test unit vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux test-vm-selinux-fedora fedora-policy sample clean
+.PHONY: all build image test unit vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux test-vm-selinux-fedora bench-vm fedora-policy sample clean
 
 all: build
 
@@ -104,6 +104,20 @@ test-vm-selinux-fedora: vm-payload
 	PODJAIL_TESTVM_IMAGE=$$img \
 	PODJAIL_TESTVM_APPEND="security=selinux selinux=1 enforcing=1 systemd.unit=multi-user.target sysctl.kernel.printk_ratelimit=0 $(if $(FEDORA_TESTS),podjail.tests=$(FEDORA_TESTS))" \
 		PODJAIL_TESTVM_OUT=$(OUT)/testvm-out-selinux-fedora bash hack/testvm/run.sh $(PAYLOAD)
+
+# podjail's own share of a test against Podman's bare lifecycle (podjail
+# bench, docs/performance.md): TestPodjailBench alone in the VM, rootful then
+# rootless, on one processor whose clock counts instructions (qemu -icount).
+# There the figures neither drift with this host's speed nor charge one
+# emulated processor for the other's turn; P = 1 is every core. BENCH_ARGS
+# are the bench's flags.
+BENCH_ARGS ?= --tests 12 --spec-steps 12 --rounds 3
+bench-vm: vm-payload
+	echo '-test.run=^TestPodjailBench$$ -test.bench=^$$' > $(PAYLOAD)/testflags
+	echo 'PODJAIL_BENCH_ARGS=$(BENCH_ARGS)' > $(PAYLOAD)/testenv
+	touch $(PAYLOAD)/sequential
+	PODJAIL_TESTVM_SMP=1 PODJAIL_TESTVM_ICOUNT=shift=2,sleep=on PODJAIL_TESTVM_TIMEOUT=$${PODJAIL_TESTVM_TIMEOUT:-3600} \
+		PODJAIL_TESTVM_OUT=$(OUT)/testvm-out-bench bash hack/testvm/run.sh $(PAYLOAD)
 
 # Fedora's policy alone (cached, ~10 min cold): it needs no VM image, so
 # `make test` builds it while build.sh builds the image.

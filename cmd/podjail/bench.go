@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -161,6 +162,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
+	parallel := fs.Int("parallel", 0, "the `P` timed beside P = 1 (0: every core podjail is given); above that, runs share the cores, one after the other round (the bench alone does: a judge gives each run a core of its own): on a one-processor VM, what a second slot costs")
 	rounds := fs.Int("rounds", 1, "`pairs` of the bare lifecycles and a judge, timed one after the other at each P; above 1, their ratios and the median of them are printed")
 	byProc := fs.Bool("by-process", false, "at P = 1, split the host's processor time by command (BSD process accounting: root only; it takes the host's accounting file until the bench ends)")
 	specSteps := fs.Int("spec-steps", 0, "at P = 1, also time `n` lifecycles for each step of podjail's run container built up from the bare one a part at a time (its settings, seccomp, mounts, parent cgroup; aside, the attach); 0: not")
@@ -180,8 +182,8 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	case fs.NArg() != 0 || *image == "":
 		fs.Usage()
 		return exitUsage
-	case *tests < 1 || *repeat < 1 || *rounds < 1:
-		return fail(exitUsage, errors.New("--tests, --repeat and --rounds must be at least 1"))
+	case *tests < 1 || *repeat < 1 || *rounds < 1 || *parallel < 0:
+		return fail(exitUsage, errors.New("--tests, --repeat and --rounds must be at least 1, --parallel at least 0 (every core)"))
 	case *specSteps < 0:
 		return fail(exitUsage, errors.New("--spec-steps takes a number of lifecycles per step, 0 for none"))
 	case (*burner == "") != (*burnerBare == ""):
@@ -249,8 +251,11 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 	}
 	parallels := []int{1}
-	if n := len(runner.Cores); n > 1 {
-		parallels = append(parallels, n)
+	if p := cmp.Or(*parallel, len(runner.Cores)); p > 1 {
+		parallels = append(parallels, p)
+		if runner.Cores, err = sharedCores(runner.Cores, p); err != nil {
+			return fail(exitUsage, err)
+		}
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)

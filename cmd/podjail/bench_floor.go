@@ -189,3 +189,21 @@ func medianOfRatios(xs []float64) float64 {
 	}
 	return s[len(s)/2]
 }
+
+// sharedCores gives p cores for p tests at once: cores itself when it has
+// as many, else its cores again in turn (two runs pinned to one core). A
+// judge never shares a core; the bench does so that a one-processor VM can
+// time a second slot.
+func sharedCores(cores []int, p int) ([]int, error) {
+	if len(cores) == 0 {
+		return nil, errors.New("--parallel: podjail is given no core to pin runs to")
+	}
+	if p <= len(cores) {
+		return cores, nil
+	}
+	shared := make([]int, p)
+	for i := range shared {
+		shared[i] = cores[i%len(cores)]
+	}
+	return shared, nil
+}

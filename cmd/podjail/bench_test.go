@@ -205,3 +205,24 @@ func TestPrintSpecStepsRunnerRun(t *testing.T) {
 		t.Errorf("the judge's test not set against the last step kept (3000 ms):\n%s", b.String())
 	}
 }
+
+func TestSharedCores(t *testing.T) {
+	for _, c := range []struct {
+		cores []int
+		p     int
+		want  []int
+	}{
+		{[]int{0, 1}, 2, []int{0, 1}},
+		{[]int{0, 1, 2, 3}, 2, []int{0, 1, 2, 3}}, // a judge takes the first p
+		{[]int{0}, 2, []int{0, 0}},
+		{[]int{2, 5}, 5, []int{2, 5, 2, 5, 2}},
+	} {
+		got, err := sharedCores(c.cores, c.p)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("sharedCores(%v, %d) = %v, %v; want %v", c.cores, c.p, got, err, c.want)
+		}
+	}
+	if _, err := sharedCores(nil, 2); err == nil {
+		t.Error("sharedCores of no core gave no error")
+	}
+}
