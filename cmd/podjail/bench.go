@@ -162,7 +162,7 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	stream := fs.String("stream", "", "`argv` (in the image, space-separated) of a program writing much to stdout, run once and its rate compared with a bare pipe's, e.g. \"/tprog write 64\"")
 	streamBare := fs.String("stream-bare", "", "host `path` of the same stream program, run bare into a pipe")
 	idle := fs.String("idle", "", "`argv` (in the image, space-separated) of a program that waits, e.g. \"/tprog sleep 3600\": the bare lifecycles are timed again with as many of it alive beside as a judge keeps armed ahead")
-	parallel := fs.Int("parallel", 0, "the `P` timed beside P = 1 (0: every core podjail is given); above that, runs share the cores, one after the other round (the bench alone does: a judge gives each run a core of its own): on a one-processor VM, what a second slot costs")
+	parallel := fs.Int("parallel", 0, "the `P` timed beside P = 1 (0: every core podjail is given); above the cores, runs share them in turn, which a judge never does: on a one-processor VM, what a second slot costs")
 	rounds := fs.Int("rounds", 1, "`pairs` of the bare lifecycles and a judge, timed one after the other at each P; above 1, their ratios and the median of them are printed")
 	byProc := fs.Bool("by-process", false, "at P = 1, split the host's processor time by command (BSD process accounting: root only; it takes the host's accounting file until the bench ends)")
 	specSteps := fs.Int("spec-steps", 0, "at P = 1, also time `n` lifecycles for each step of podjail's run container built up from the bare one a part at a time (its settings, seccomp, mounts, parent cgroup; aside, the attach); 0: not")

@@ -69,6 +69,8 @@ for attempt in 1 2; do
 	accel=(-accel tcg,thread=multi)
 	if [ -n "${PODJAIL_TESTVM_ICOUNT:-}" ]; then
 		accel=(-accel tcg -icount "$PODJAIL_TESTVM_ICOUNT")
+		[ "${PODJAIL_TESTVM_SMP:-2}" = 1 ] ||
+			echo "== testvm: warning: with -icount the processors take turns on one clock; each is charged the others' turns (PODJAIL_TESTVM_SMP=1 for processor times)"
 	fi
 	echo "== testvm: image $img"
 	echo "== testvm: qemu ${accel[*]}, ${PODJAIL_TESTVM_SMP:-2} processors"
