@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/podjail/podjail/bindings"
@@ -63,12 +64,53 @@ func Podman(t testing.TB) Env {
 		t.Fatalf("Podman service: %v", err)
 	}
 	env.Client = c
-	host, err := c.Host(context.Background())
+	env.CgroupManager, err = managers.get(d.URL(), env.Rootless, func() (string, error) {
+		host, err := c.Host(context.Background())
+		return host.CgroupManager, err
+	})
 	if err != nil {
 		t.Fatalf("Podman service: %v", err)
 	}
-	env.CgroupManager = host.CgroupManager
 	return env
+}
+
+// managers keeps each service's cgroup manager for the test process: it
+// changes only when the service is reconfigured and restarted, and Debian's
+// Podman takes seconds to answer /info (it queries dpkg). Each test still
+// gets a Client of its own, since Attach replaces a connection's transport.
+var managers managerCache
+
+// managerCache maps a service (URL, rootless) to its cgroup manager.
+type managerCache struct {
+	mu   sync.Mutex
+	seen map[managerKey]string
+}
+
+type managerKey struct {
+	url      string
+	rootless bool
+}
+
+// get returns the manager kept for the service, else asks fetch and keeps
+// its answer. A failure is not kept: the next test asks again, and fails
+// too if the service still does not answer. The lock is held across fetch
+// so that parallel tests starting together ask once.
+func (m *managerCache) get(url string, rootless bool, fetch func() (string, error)) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	k := managerKey{url, rootless}
+	if v, ok := m.seen[k]; ok {
+		return v, nil
+	}
+	v, err := fetch()
+	if err != nil {
+		return "", err
+	}
+	if m.seen == nil {
+		m.seen = make(map[managerKey]string)
+	}
+	m.seen[k] = v
+	return v, nil
 }
 
 // SELinux returns the integration environment of the SELinux pass: `make
