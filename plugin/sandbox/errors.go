@@ -24,13 +24,19 @@ var (
 	ErrFailedPrecondition = errors.New("podjail host not ready")
 	// ErrInvalidArgument: the request is bad (codes.InvalidArgument): an
 	// unknown language or handle, a broken problem package, bad limits or
-	// input, a message over MaxMessage.
+	// input, limits over the service's largest (bounds.go).
 	ErrInvalidArgument = errors.New("podjail request invalid")
 	// ErrPermissionDenied: the caller may not ask this of the service
 	// (codes.PermissionDenied): a host path from a caller that is neither
-	// the service's user nor root. Call it as that user, or work in
-	// process.
+	// the service's user nor root, an image the service does not allow
+	// (images.go). Call it as that user, or work in process.
 	ErrPermissionDenied = errors.New("podjail request not permitted")
+	// ErrResourceExhausted: the caller is past its share of the service
+	// (codes.ResourceExhausted): too many calls under way, too many
+	// handles kept, more bytes to give back than the service keeps for one
+	// call (bounds.go), or a message over MaxMessage. Nothing was judged:
+	// wait for a call to end, release handles, or ask for less.
+	ErrResourceExhausted = errors.New("podjail resources exhausted")
 	// ErrInternal: anything else (codes.Internal and unexpected codes).
 	ErrInternal = errors.New("podjail internal error")
 )
@@ -77,6 +83,8 @@ func Code(err error) codes.Code {
 		return codes.InvalidArgument
 	case errors.Is(err, ErrPermissionDenied):
 		return codes.PermissionDenied
+	case errors.Is(err, ErrResourceExhausted):
+		return codes.ResourceExhausted
 	case errors.Is(err, ErrInternal):
 		return codes.Internal
 	case errors.Is(err, context.Canceled):
@@ -119,8 +127,10 @@ func kindOf(c codes.Code) error {
 		return ErrUnavailable
 	case codes.FailedPrecondition:
 		return ErrFailedPrecondition
-	case codes.InvalidArgument, codes.NotFound, codes.ResourceExhausted, codes.OutOfRange:
+	case codes.InvalidArgument, codes.NotFound, codes.OutOfRange:
 		return ErrInvalidArgument
+	case codes.ResourceExhausted:
+		return ErrResourceExhausted
 	case codes.PermissionDenied:
 		return ErrPermissionDenied
 	case codes.Canceled:

@@ -16,7 +16,7 @@ import (
 )
 
 func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
-	ctx, done, err := s.begin(stream.Context())
+	ctx, done, err := s.beginCall(stream.Context(), "exec")
 	if err != nil {
 		return err
 	}
@@ -30,6 +30,9 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 		return s.fail("exec", invalid("exec: the first message must be the request"))
 	}
 	x, err := execRequestGo(req)
+	if err == nil {
+		x, err = s.guard.exec(x)
+	}
 	if err != nil {
 		return s.fail("exec", err)
 	}
@@ -159,7 +162,7 @@ func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
 	switch {
 	case in.Over():
 		_ = os.Remove(f.Name())
-		return "", invalid(fmt.Sprintf("exec: the input sent whole is over this service's %d bytes: stream it instead, or name it as a file to a service of your own user", s.maxUpload))
+		return "", invalid(fmt.Sprintf("exec: the input sent whole is over this service's %d bytes (--max-upload of podjail serve): stream it instead, or name it as a file to a service of your own user", s.maxUpload))
 	case err != nil:
 		_ = os.Remove(f.Name())
 		return "", fmt.Errorf("exec: receiving the input: %w", err)

@@ -71,6 +71,13 @@ type ServerOptions struct {
 	// MaxUpload bounds an Exec input sent whole (kept in TmpDir for the
 	// run). Zero value: DefaultMaxUpload.
 	MaxUpload int64
+	// Bounds are what one request and one caller may take (bounds.go).
+	// Zero value: each bound's default.
+	Bounds Bounds
+	// Images are the images an Exec may run (images.go): podjail serve
+	// gives its language table's and its --image ones. Zero value (none):
+	// any image, for the plugin a judge starts as its own user.
+	Images []string
 }
 
 // DefaultMaxUpload is ServerOptions.MaxUpload's default: 1 GiB.
@@ -86,6 +93,7 @@ type Server struct {
 	log       hclog.Logger
 	dir       string
 	maxUpload int64
+	guard     *guard
 
 	stop   context.Context // cancelled by Close: ends every call
 	cancel context.CancelFunc
@@ -119,7 +127,7 @@ func NewServer(e Engine, opts ServerOptions) (*Server, error) {
 	}
 	stop, cancel := context.WithCancel(context.Background())
 	return &Server{engine: e, log: log, dir: dir, maxUpload: cmp.Or(opts.MaxUpload, DefaultMaxUpload),
-		stop: stop, cancel: cancel, handles: map[string]*handle{}}, nil
+		guard: newGuard(opts), stop: stop, cancel: cancel, handles: map[string]*handle{}}, nil
 }
 
 // Close ends the calls under way (their contexts are cancelled), waits for
@@ -170,10 +178,14 @@ func (s *Server) begin(ctx context.Context) (context.Context, func(), error) {
 // fail logs an engine's error and turns it into a status error.
 func (s *Server) fail(call string, err error) error {
 	st := toStatus(err)
-	if c := status.Code(st); c != codes.InvalidArgument && c != codes.Canceled {
-		s.log.Error(call+" failed", "code", c.String(), "error", err)
-	} else {
+	switch c := status.Code(st); c {
+	case codes.PermissionDenied, codes.ResourceExhausted:
+		// The operator's bounds at work: worth seeing, not an error.
+		s.log.Info(call+" refused", "code", c.String(), "error", err)
+	case codes.InvalidArgument, codes.Canceled:
 		s.log.Debug(call+" refused", "code", c.String(), "error", err)
+	default:
+		s.log.Error(call+" failed", "code", c.String(), "error", err)
 	}
 	return st
 }
@@ -195,7 +207,7 @@ func (s *Server) Capabilities(ctx context.Context, _ *pb.CapabilitiesRequest) (*
 }
 
 func (s *Server) Compile(ctx context.Context, req *pb.CompileRequest) (*pb.CompileResponse, error) {
-	ctx, done, err := s.begin(ctx)
+	ctx, done, err := s.beginCall(ctx, "compile")
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +215,11 @@ func (s *Server) Compile(ctx context.Context, req *pb.CompileRequest) (*pb.Compi
 	if len(req.GetSource()) == 0 {
 		return nil, s.fail("compile", invalid("compile: the source is empty"))
 	}
+	slot, err := s.guard.reserveHandle(ctx)
+	if err != nil {
+		return nil, s.fail("compile", err)
+	}
+	defer slot.drop() // unless kept
 	b, dir, err := s.engine.Build(ctx, req.GetLanguageId(), req.GetSource(), s.dir)
 	if err != nil || !b.OK {
 		if dir != "" {
@@ -218,6 +235,7 @@ func (s *Server) Compile(ctx context.Context, req *pb.CompileRequest) (*pb.Compi
 	closed := s.closed
 	if !closed {
 		s.handles[id] = &handle{Artefacts: Artefacts{Language: req.GetLanguageId(), Dir: dir}}
+		slot.keep(id)
 	}
 	s.mu.Unlock()
 	if closed {
@@ -229,14 +247,14 @@ func (s *Server) Compile(ctx context.Context, req *pb.CompileRequest) (*pb.Compi
 }
 
 func (s *Server) Run(ctx context.Context, req *pb.RunRequest) (*pb.RunResponse, error) {
-	ctx, done, err := s.begin(ctx)
+	ctx, done, err := s.beginCall(ctx, "run")
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	limits := limitsGo(req.GetLimits())
-	if limits.Time < 0 || limits.Memory < 0 || limits.Output < 0 || limits.Wall < 0 {
-		return nil, s.fail("run", invalid("run: limits must not be negative"))
+	limits, err := s.guard.bounds.runLimits(limitsGo(req.GetLimits()))
+	if err != nil {
+		return nil, s.fail("run", err)
 	}
 	h, err := s.acquire(req.GetHandle())
 	if err != nil {
@@ -290,6 +308,7 @@ func (s *Server) Release(ctx context.Context, req *pb.ReleaseRequest) (*pb.Relea
 	if !ok {
 		return nil, s.fail("release", unknownHandle(id))
 	}
+	s.guard.released(id)
 	if idle {
 		_ = os.RemoveAll(h.Dir)
 	}
@@ -298,7 +317,7 @@ func (s *Server) Release(ctx context.Context, req *pb.ReleaseRequest) (*pb.Relea
 }
 
 func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) error {
-	ctx, done, err := s.begin(stream.Context())
+	ctx, done, err := s.beginCall(stream.Context(), "judge")
 	if err != nil {
 		return err
 	}
