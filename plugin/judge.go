@@ -127,7 +127,9 @@ func (r *Runner) judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 		return JudgeResult{}, err
 	}
 	defer os.RemoveAll(tmp)
-	if err := os.Chmod(tmp, 0o755); err != nil {
+	// Its own (the tests' outputs, the builds): Podman mounts what it holds
+	// by path, and a container sees only that.
+	if err := os.Chmod(tmp, 0o700); err != nil {
 		return JudgeResult{}, err
 	}
 

@@ -32,6 +32,9 @@ var helpers = map[string]func(args []string) int{
 	"go-unshare": goUnshare,
 	// selinux-attack is TestSELinuxAttacks's program.
 	"selinux-attack": selinuxAttack,
+	// service-caller is a client of the service run as another user
+	// (TestServiceCallerGetsOnlyItsOwn).
+	"service-caller": serviceCaller,
 }
 
 func TestMain(m *testing.M) {

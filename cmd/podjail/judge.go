@@ -91,7 +91,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	var res plugin.JudgeResult
 	if svc != nil {
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
-		res, err = judgeThroughService(ctx, svc, sandbox.JudgeRequest{ProblemDir: fs.Arg(0), Language: l.ID, Source: source,
+		res, err = judgeThroughService(ctx, svc, sandbox.JudgeRequest{ProblemDir: prob.Dir, Language: l.ID, Source: source,
 			StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE}, progress)
 	} else {
 		var shimPath string

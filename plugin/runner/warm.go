@@ -278,12 +278,13 @@ func (w *Warm) armLocked(ctx context.Context, req RunRequest, after <-chan struc
 // makeOwnFiles makes the run's own input file and, where req names the
 // caller's, its own stderr file and directories, and points req at them.
 func (run *warmRun) makeOwnFiles(dir string, req *RunRequest) (err error) {
-	if run.input, err = ownFile(dir, "podjail-warm-input-", 0o644); err != nil {
+	// Both 0600: the shim opens them as the container's root, which is
+	// this process's user (see StderrFile).
+	if run.input, err = ownFile(dir, "podjail-warm-input-", 0o600); err != nil {
 		return err
 	}
 	if req.StderrFile != "" {
-		// The shim opens it as the container's root (see StderrFile).
-		if run.stderr, err = ownFile(dir, "podjail-warm-stderr-", 0o666); err != nil {
+		if run.stderr, err = ownFile(dir, "podjail-warm-stderr-", 0o600); err != nil {
 			return err
 		}
 		req.StderrFile = run.stderr

@@ -25,14 +25,16 @@ func (i Instance) workDirName() string {
 }
 
 // WorkDir makes self's own directory under parent ("" for os.TempDir()),
-// mode 0755 (the Podman service mounts what it holds). Sweep the dead
-// ones' first with SweepWorkDirs.
+// mode 0700: it holds contests' tests and contestants' sources. The Podman
+// service mounts what it holds by path, as root or (rootless) as this
+// user, and a container sees only what is mounted, so no one else needs
+// in. Sweep the dead ones' first with SweepWorkDirs.
 func WorkDir(parent string, self Instance) (string, error) {
 	dir := filepath.Join(cmp.Or(parent, os.TempDir()), self.workDirName())
-	if err := os.Mkdir(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", err
 	}
-	return dir, os.Chmod(dir, 0o755) // past the umask
+	return dir, os.Chmod(dir, 0o700) // whatever the umask
 }
 
 // SweepWorkDirs removes the work directories under parent ("" for

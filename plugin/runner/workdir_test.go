@@ -47,7 +47,7 @@ func TestWorkDirSweepsTheDead(t *testing.T) {
 	if err != nil || filepath.Base(dir) != self.workDirName() {
 		t.Fatalf("WorkDir = %q, %v", dir, err)
 	}
-	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o755 {
-		t.Errorf("the work directory: %v, %v; want mode 0755", fi, err)
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the work directory: %v, %v; want mode 0700 (its own user's alone)", fi, err)
 	}
 }

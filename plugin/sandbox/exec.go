@@ -47,8 +47,9 @@ func (s *Server) Exec(stream pb.Sandbox_ExecServer) error {
 			return s.fail("exec", err)
 		}
 		defer os.Remove(f.Name())
-		// The shim opens it as the container's root (RunRequest.StderrFile).
-		if err := errors.Join(f.Chmod(0o666), f.Close()); err != nil {
+		// 0600: the shim opens it as the container's root, this process's
+		// user (RunRequest.StderrFile).
+		if err := errors.Join(f.Chmod(0o600), f.Close()); err != nil {
 			return s.fail("exec", err)
 		}
 		x.StderrPath = f.Name()
@@ -158,7 +159,7 @@ func (s *Server) receiveInput(stream pb.Sandbox_ExecServer) (string, error) {
 	}
 	in := &capped.Writer{Dst: f, Limit: s.maxUpload, Refuse: true}
 	err = copyStdin(stream, in)
-	err = errors.Join(err, f.Close(), os.Chmod(f.Name(), 0o644))
+	err = errors.Join(err, f.Close())
 	switch {
 	case in.Over():
 		_ = os.Remove(f.Name())

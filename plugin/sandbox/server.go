@@ -69,8 +69,13 @@ type ServerOptions struct {
 	// Log receives the server's log. Zero value: nothing is logged.
 	Log hclog.Logger
 	// MaxUpload bounds an Exec input sent whole (kept in TmpDir for the
-	// run). Zero value: DefaultMaxUpload.
+	// run), and a Run's input_path read for a caller of another user.
+	// Zero value: DefaultMaxUpload.
 	MaxUpload int64
+	// MaxProblemBytes bounds the files of a Judge's problem_dir copied for
+	// a caller of another user (callerpaths.go). Zero value:
+	// DefaultMaxProblemBytes.
+	MaxProblemBytes int64
 	// Bounds are what one request and one caller may take (bounds.go).
 	// Zero value: each bound's default.
 	Bounds Bounds
@@ -89,11 +94,12 @@ const DefaultMaxUpload = 1 << 30
 type Server struct {
 	pb.UnimplementedSandboxServer
 
-	engine    Engine
-	log       hclog.Logger
-	dir       string
-	maxUpload int64
-	guard     *guard
+	engine     Engine
+	log        hclog.Logger
+	dir        string
+	maxUpload  int64
+	maxProblem int64
+	guard      *guard
 
 	stop   context.Context // cancelled by Close: ends every call
 	cancel context.CancelFunc
@@ -116,8 +122,9 @@ func NewServer(e Engine, opts ServerOptions) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The artefact directories inside are bind-mounted into containers.
-	if err := os.Chmod(dir, 0o755); err != nil {
+	// Its own, whatever the umask: the Podman service mounts what it holds
+	// by path (as root, or as this user rootless), so no one else needs in.
+	if err := os.Chmod(dir, 0o700); err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
@@ -127,7 +134,8 @@ func NewServer(e Engine, opts ServerOptions) (*Server, error) {
 	}
 	stop, cancel := context.WithCancel(context.Background())
 	return &Server{engine: e, log: log, dir: dir, maxUpload: cmp.Or(opts.MaxUpload, DefaultMaxUpload),
-		guard: newGuard(opts), stop: stop, cancel: cancel, handles: map[string]*handle{}}, nil
+		maxProblem: cmp.Or(opts.MaxProblemBytes, DefaultMaxProblemBytes), guard: newGuard(opts),
+		stop: stop, cancel: cancel, handles: map[string]*handle{}}, nil
 }
 
 // Close ends the calls under way (their contexts are cancelled), waits for
@@ -268,7 +276,12 @@ func (s *Server) Run(ctx context.Context, req *pb.RunRequest) (*pb.RunResponse, 
 		if in.InputPath == "" {
 			return nil, s.fail("run", invalid("run: input_path is empty"))
 		}
-		x.InputPath = in.InputPath
+		path, remove, err := s.runInput(ctx, in.InputPath)
+		if err != nil {
+			return nil, s.fail("run", err)
+		}
+		defer remove()
+		x.InputPath = path
 	case *pb.RunRequest_InputData:
 		path, err := s.writeInput(in.InputData)
 		if err != nil {
@@ -328,6 +341,11 @@ func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) erro
 	case len(req.GetSource()) == 0:
 		return s.fail("judge", invalid("judge: the source is empty"))
 	}
+	dir, remove, err := s.problemDir(ctx, req.GetProblemDir())
+	if err != nil {
+		return s.fail("judge", err)
+	}
+	defer remove()
 	var sent int32
 	var sendErr error
 	progress := func(t TestResult) {
@@ -339,7 +357,7 @@ func (s *Server) Judge(req *pb.JudgeRequest, stream pb.Sandbox_JudgeServer) erro
 		}
 	}
 	res, err := s.engine.Judge(ctx, JudgeRequest{
-		ProblemDir:         req.GetProblemDir(),
+		ProblemDir:         dir,
 		Language:           req.GetLanguageId(),
 		Source:             req.GetSource(),
 		StopOnFirstFailure: req.GetStopOnFirstFailure(),
@@ -383,7 +401,9 @@ func (s *Server) unacquire(id string, h *handle) {
 	}
 }
 
-// writeInput puts a run's input in a file the Podman service can mount.
+// writeInput puts a run's input in a file the Podman service can mount
+// (0600: the shim opens it as the container's root, which is this
+// process's user).
 func (s *Server) writeInput(data []byte) (string, error) {
 	f, err := os.CreateTemp(s.dir, "input-")
 	if err != nil {
@@ -392,9 +412,6 @@ func (s *Server) writeInput(data []byte) (string, error) {
 	_, err = f.Write(data)
 	if cerr := f.Close(); err == nil {
 		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(f.Name(), 0o644)
 	}
 	if err != nil {
 		_ = os.Remove(f.Name())
