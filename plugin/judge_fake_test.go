@@ -17,6 +17,7 @@ import (
 	"github.com/podjail/podjail/plugin/problem"
 	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
+	"github.com/podjail/podjail/shim"
 )
 
 // fakeLang needs no build container: its source is its artefact.
@@ -494,9 +495,11 @@ func TestJudgeLanguageRuntimeAndCeiling(t *testing.T) {
 		t.Errorf("limits reported: %d B, %v; want the ceiling and limit + extra time", res.MemoryLimit, res.TimeLimit)
 	}
 	for _, id := range rt.State().Goes {
-		cmd := strings.Join(rt.Container(id).Spec.Command, " ")
-		if !strings.Contains(cmd, "--memory 33554432 ") || !strings.Contains(cmd, "--env GOMAXPROCS=1 ") {
-			t.Errorf("%s: shim command %q: want the ceiling and the language's env", inputOf(rt.Container(id)), cmd)
+		spec := rt.Container(id).Spec
+		cmd := strings.Join(spec.Command, " ")
+		env, err := shim.DecodeEnv(spec.Env[shim.EnvListEnv])
+		if !strings.Contains(cmd, "--memory 33554432 ") || err != nil || !slices.Equal(env, []string{"GOMAXPROCS=1"}) {
+			t.Errorf("%s: shim command %q, environment %q (%v): want the ceiling and the language's env", inputOf(rt.Container(id)), cmd, env, err)
 		}
 	}
 	runnertest.AssertNothingLeft(t, rt, cg)

@@ -10,7 +10,8 @@ import (
 // ProbeArg, as the only argument, makes the binary the identity probe (see probe.go).
 const ProbeArg = "--podjail-probe"
 
-// DefaultEnv is the program's whole environment unless --env adds to it.
+// DefaultEnv is the program's whole environment unless EnvListEnv or
+// --env adds to it.
 var DefaultEnv = []string{"PATH=/usr/local/bin:/usr/bin:/bin", "HOME=/tmp"}
 
 // Config is the parsed command line.
@@ -23,7 +24,7 @@ type Config struct {
 	Stderr string
 	// StderrToStdout gives the program its stdout as stderr too.
 	StderrToStdout bool
-	Env            []string // the program's environment: DefaultEnv then each --env
+	Env            []string // the program's environment: DefaultEnv, EnvListEnv's entries, each --env
 	Argv           []string // program path (absolute) and its arguments
 	Armed          bool     // wait for the runner's go before starting the program
 	// Control is the runner's control pipe (a FIFO), which the shim opens
@@ -84,7 +85,20 @@ func CheckTasks(tasks string) error {
 // Flags also take the --name=value form. The "--" is required, so a program
 // argument can never be read as a flag.
 func ParseArgs(args []string) (Config, error) {
+	return ParseArgsEnv(nil, args)
+}
+
+// ParseArgsEnv is ParseArgs with env, TakeEnv's entries, added to the
+// program's environment before the --env flags, as if each came first as
+// one: DefaultEnv, then env, then --env, a later NAME replacing an
+// earlier one in its place.
+func ParseArgsEnv(env, args []string) (Config, error) {
 	c := Config{Env: append([]string(nil), DefaultEnv...)}
+	for _, kv := range env {
+		if err := addEnv(&c.Env, kv); err != nil {
+			return c, err
+		}
+	}
 	var haveMem, havePids, dash bool
 	i := 0
 	for ; i < len(args); i++ {
@@ -200,13 +214,10 @@ func positive(name, val string) (int64, error) {
 
 // addEnv sets NAME=VALUE in env, replacing an earlier NAME.
 func addEnv(env *[]string, kv string) error {
-	name, _, ok := strings.Cut(kv, "=")
-	if !ok || name == "" || strings.ContainsRune(kv, 0) {
-		return fmt.Errorf("--env %q: want NAME=VALUE", kv)
+	if err := checkEnvEntry(kv); err != nil {
+		return err
 	}
-	if name == NonceEnv {
-		return fmt.Errorf("--env may not set %s", NonceEnv)
-	}
+	name, _, _ := strings.Cut(kv, "=")
 	for j, e := range *env {
 		if strings.HasPrefix(e, name+"=") {
 			(*env)[j] = kv

@@ -36,9 +36,9 @@
 //	          runner) opened for appending, not created, not through a symlink, and
 //	          given to the program as fd 2; default /dev/null
 //	--stderr-to-stdout  the program's fd 2 is its stdout (counted with it)
-//	--env     adds to or replaces in the program's environment, which is otherwise
-//	          exactly DefaultEnv (PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp); argv is
-//	          world-readable, so nothing secret goes here
+//	--env     adds to or replaces in the program's environment, after PODJAIL_ENV's
+//	          entries (below); argv is world-readable, so nothing secret goes here:
+//	          podjail's runner passes none and uses PODJAIL_ENV
 //	--hand-back  absolute path of a directory (a writable mount) whose contents the
 //	          shim makes its own after step 11 (uid and gid 0, links not followed,
 //	          best effort, needs CAP_CHOWN): what the program made is the caller's
@@ -52,12 +52,17 @@
 //	          working directory
 //
 // Environment: PODJAIL_NONCE, 1-256 printable ASCII characters without spaces (use 32
-// random hex digits). The shim erases it from its Go environment and overwrites it in
-// its original environment block (so /proc/1/environ no longer shows it) before doing
-// anything else. Nothing else of the shim's environment reaches the program.
+// random hex digits). PODJAIL_ENV (optional): the NAME=VALUE entries the program's
+// environment adds to DefaultEnv (PATH=/usr/local/bin:/usr/bin:/bin HOME=/tmp), in
+// order, a later NAME replacing an earlier one, as --env does; EncodeEnv makes it
+// (base64 of the entries joined by NUL bytes). The shim erases both from its Go
+// environment and overwrites them in its original environment block (so
+// /proc/1/environ no longer shows them) before doing anything else. Nothing else of
+// the shim's environment reaches the program.
 //
 // What it does, in order (each failure names one Step):
-//  1. nonce: takes and erases PODJAIL_NONCE.
+//  1. nonce: takes and erases PODJAIL_NONCE and PODJAIL_ENV (a PODJAIL_ENV that is
+//     not EncodeEnv's, or holds an entry --env would refuse, is step "args").
 //  2. args, fds: parses argv; with --status PATH, first, opens the runner's status pipe
 //     (a FIFO) for writing and makes it fd 2, its own stderr, so that everything below,
 //     the armed line and the report among it, goes there (step "status" if it cannot,

@@ -33,6 +33,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "nonce":
 		os.Exit(helperNonce())
+	case "env":
+		os.Exit(helperEnvList())
 	case "sleep":
 		time.Sleep(time.Minute)
 		os.Exit(0)

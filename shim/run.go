@@ -24,9 +24,13 @@ func Main(args []string) int {
 
 	rep := Report{ExitCode: -1}
 	nonce, err := TakeNonce()
+	env, eerr := TakeEnv() // erased whatever else went wrong
 	code := ExitFailure
 	if err == nil {
-		code, err = run(args[1:], nonce, &rep, stop)
+		err = eerr
+	}
+	if err == nil {
+		code, err = run(args[1:], nonce, env, &rep, stop)
 	}
 	if err != nil {
 		rep.Error, rep.Step, code = err.Error(), stepOf(err), ExitFailure
@@ -38,8 +42,8 @@ func Main(args []string) int {
 	return code
 }
 
-func run(args []string, nonce string, rep *Report, stop <-chan os.Signal) (int, error) {
-	cfg, err := ParseArgs(args)
+func run(args []string, nonce string, env []string, rep *Report, stop <-chan os.Signal) (int, error) {
+	cfg, err := ParseArgsEnv(env, args)
 	if err != nil {
 		return 0, &SetupError{StepArgs, err}
 	}

@@ -366,14 +366,19 @@ func (r *Runner) spec(req RunRequest, name string) (bindings.Spec, *os.File, err
 	spec.Profile = policy.Shim()
 	spec.ShimFile = r.Shim
 	spec.Env = map[string]string{shim.NonceEnv: randomHex(16)}
+	// In the shim's environment, not its argv, which any local user reads.
+	env, err := shim.EncodeEnv(req.Env)
+	if err != nil {
+		return spec, nil, &RequestError{"env", err}
+	}
+	if env != "" {
+		spec.Env[shim.EnvListEnv] = env
+	}
 	spec.MemoryBytes += shimMemoryHeadroom
 	spec.Pids += shimPidsHeadroom
 	cmd := []string{bindings.ShimPath, "--armed", "--status", bindings.StatusPath, "--control", bindings.ControlPath, "--stdout", bindings.StdoutPath,
 		"--memory", strconv.FormatInt(req.Limits.Memory, 10),
 		"--pids", strconv.FormatInt(req.Limits.Pids, 10)}
-	for _, e := range req.Env {
-		cmd = append(cmd, "--env", e)
-	}
 	for _, b := range req.Binds {
 		if b.Writable {
 			cmd = append(cmd, "--hand-back", b.Destination)
