@@ -110,7 +110,8 @@ test-vm-selinux-fedora: vm-payload
 # rootless, on one processor whose clock counts instructions (qemu -icount).
 # There the figures neither drift with this host's speed nor charge one
 # emulated processor for the other's turn; P = 1 is every core. BENCH_ARGS
-# are the bench's flags.
+# are the bench's flags, over the smoke test's counts that test-vm runs
+# (benchSmokeArgs in cmd/podjail/bench_test.go).
 BENCH_ARGS ?= --tests 12 --spec-steps 12 --rounds 3
 bench-vm: vm-payload
 	echo '-test.run=^TestPodjailBench$$ -test.bench=^$$' > $(PAYLOAD)/testflags

@@ -14,7 +14,7 @@ import (
 )
 
 // TestPodjailBench runs `podjail bench` once in this boot and logs its
-// figures: podman run --rm, a whole podjail run, a 6-test judge with one
+// figures: podman run --rm, a whole podjail run, a judge with one
 // test at a time and on every core, each beside as many bare REST
 // lifecycles of the program at the same P (Podman's own work: the floor its
 // host CPU per test is a ratio to), and the 1 s burner's reported/bare
@@ -32,16 +32,16 @@ import (
 func TestPodjailBench(t *testing.T) {
 	env := hosttest.Podman(t)
 	sock, stop := startService(t, env)
-	args := []string{"bench", "--image", env.Image, "--program", trivial, "--repeat", "2", "--tests", "6",
+	args := []string{"bench", "--image", env.Image, "--program", trivial,
 		"--burner", tprog + " spin 1000", "--burner-bare", filepath.Join(env.Progs, "tprog"), "--service", sock, "--build-lang", "c",
-		"--stream", tprog + " write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env),
-		"--spec-steps", "3"}
+		"--stream", tprog + " write 64", "--stream-bare", filepath.Join(env.Progs, "tprog"), "--cpuprofile", benchProfile(t, env)}
+	args = append(args, benchSmokeArgs...)
 	if !env.Rootless {
 		args = append(args, "--by-process") // process accounting is root's
 	}
-	// A quiet bench by hand (hack/testvm/README.md): more tests, repeats
-	// and lifecycles per step, given in the payload's testenv (the last
-	// of a repeated flag counts).
+	// The figures to read (make bench-vm, or by hand: hack/testvm/README.md):
+	// more tests, repeats, lifecycles per step and rounds, given in the
+	// payload's testenv (the last of a repeated flag counts).
 	args = append(args, strings.Fields(os.Getenv("PODJAIL_BENCH_ARGS"))...)
 	r := podjail(t, env, args...)
 	t.Logf("podjail bench: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -99,6 +99,26 @@ func TestPodjailBench(t *testing.T) {
 	}
 	assertNothingLeft(t, env, "")
 }
+
+// benchSmokeArgs are the bench's counts in `make test-vm`, whose ratios are
+// not figures to read: the fewest that still run every part of the bench
+// and print every table the test looks for.
+//   - --repeat 2: the service's second C build is the first one it can
+//     take armed ahead (a Compile's and a front's Exec build are runs of
+//     different shapes, each armed behind its own first), which the test
+//     asserts from the service's log; each timed call runs twice.
+//   - --tests 2: the floors and the judges at P = 1 and on both cores (two
+//     tests at once), each test AC (the bench fails otherwise); at P = 1
+//     the second test is armed ahead of its turn.
+//   - --spec-steps 2: every step of the run container built up runs; the
+//     runner's armed-ahead step takes a run armed while the one before it
+//     ran and removes that one beside (with 1 nothing would be ahead).
+//   - --rounds 1: one pair of floor and judge; more pairs only repeat it.
+//
+// The burner's three tests at P = 1 and 2, the 64 MiB stream (as many
+// bytes through the runner as through a bare pipe) and nothing left after
+// it all do not depend on these counts.
+var benchSmokeArgs = []string{"--repeat", "2", "--tests", "2", "--spec-steps", "2", "--rounds", "1"}
 
 // TestTopCgroupsLeafMost: the breakdown names where the time went, not
 // every parent above it, and divides by the number of tests.
