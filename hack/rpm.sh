@@ -65,6 +65,12 @@ want "$main" /usr/bin/podjail /usr/libexec/podjail/podjail-shim /usr/libexec/pod
 	/usr/lib/systemd/user/podjail.service /usr/lib/systemd/user/podjail.socket \
 	/usr/share/podjail/quadlet/podjail.container /usr/share/podjail/images/gcc.Containerfile
 # Fedora's docdir is unversioned, Debian's rpm versions it.
+for pkg in "$main" "$selinux"; do
+	rpm -qlp "$pkg" 2>/dev/null | grep -E '^/usr/share/licenses/podjail(-[^/]+)?/LICENSE$' >/dev/null || {
+		echo "rpm.sh: $(basename "$pkg") lacks the LICENSE in its licensedir" >&2
+		fail=1
+	}
+done
 rpm -qlp "$main" 2>/dev/null | grep -E '^/usr/share/doc/podjail(-[^/]+)?/README.md$' >/dev/null || {
 	echo "rpm.sh: $(basename "$main") lacks the README in its docdir" >&2
 	fail=1
