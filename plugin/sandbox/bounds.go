@@ -192,10 +192,11 @@ func (b Bounds) execLimits(x ExecRequest) (ExecRequest, error) {
 	return x, nil
 }
 
-// CheckJudge says whether a problem whose tests have time limit limit
-// (the language's extra time included) and memory limit memory may be
-// judged: nil, or an ErrInvalidArgument naming the flag that raises the
-// bound. A problem package is the caller's, as a request's limits are.
+// CheckJudge says whether a problem with time limit limit (its own,
+// without a language's extra time, which is the operator's table) and
+// memory limit memory may be judged: nil, or an ErrInvalidArgument naming
+// the flag that raises the bound. A problem package is the caller's, as a
+// request's limits are.
 func (b Bounds) CheckJudge(memory int64, limit time.Duration) error {
 	b = b.WithDefaults()
 	return b.overAny("judge: the problem's",

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -65,6 +66,10 @@ type Options struct {
 	// Observer is told what the Runner does (plugin.Observer), for
 	// metrics. Zero value: nobody is told.
 	Observer plugin.Observer
+	// Bounds are the server's (sandbox.ServerOptions.Bounds): the engine
+	// keeps the ones it alone can see, the bytes an Exec gives back and a
+	// judged problem's limits. Zero value: their defaults.
+	Bounds sandbox.Bounds
 }
 
 // Engine serves sandbox calls with a plugin.Runner.
@@ -73,6 +78,8 @@ type Engine struct {
 	warm   *runner.Warm // nil: none
 	langs  *lang.Table
 	tmpDir string
+	bounds sandbox.Bounds // zero: the defaults
+	cores  *cores         // nil: no run is pinned
 }
 
 var _ sandbox.Engine = (*Engine)(nil)
@@ -94,7 +101,7 @@ func New(ctx context.Context, opts Options) (*Engine, error) {
 	if err != nil {
 		return nil, Classify(err)
 	}
-	e := &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir}
+	e := &Engine{runner: runner, langs: opts.Languages, tmpDir: opts.TmpDir, bounds: opts.Bounds, cores: newCores(runner.Cores)}
 	if opts.Warm {
 		e.warm = plugin.NewWarm(runner, opts.TmpDir, opts.WarmShapes)
 	}
@@ -146,6 +153,24 @@ func Languages(t *lang.Table) []sandbox.Language {
 	return out
 }
 
+// Images are the images t's languages build and run in: the service's
+// own, which an Exec may run too (sandbox.ServerOptions.Images), each once.
+func Images(t *lang.Table) []string {
+	var out []string
+	for _, id := range t.IDs() {
+		l, err := t.Lookup(id)
+		if err != nil {
+			continue
+		}
+		for _, image := range []string{l.BuildImage, l.RunImage} {
+			if image != "" && !slices.Contains(out, image) {
+				out = append(out, image)
+			}
+		}
+	}
+	return out
+}
+
 func (e *Engine) Build(ctx context.Context, language string, source []byte, dir string) (sandbox.Build, string, error) {
 	l, err := e.langs.Lookup(language)
 	if err != nil {
@@ -161,6 +186,10 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 	if err != nil {
 		return sandbox.RunResult{}, err
 	}
+	limits := plugin.HandleLimits(x.Limits.Time, x.Limits.Wall, x.Limits.Memory, x.Limits.Output)
+	if limits.CPUSet, err = e.cores.unpinned(ctx); err != nil {
+		return sandbox.RunResult{}, err
+	}
 	res, err := e.run(ctx, runner.RunRequest{
 		Image:   l.RunImage,
 		Command: l.Run,
@@ -171,7 +200,7 @@ func (e *Engine) Run(ctx context.Context, x sandbox.Execution) (sandbox.RunResul
 		InputFile:      x.InputPath,
 		Binds:          []bindings.Bind{{Source: x.Artefacts.Dir, Destination: lang.ArtefactDir}},
 		Output:         x.Output,
-	}, plugin.HandleLimits(x.Limits.Time, x.Limits.Wall, x.Limits.Memory, x.Limits.Output))
+	}, limits)
 	if err != nil {
 		return sandbox.RunResult{}, Classify(err)
 	}
@@ -188,6 +217,11 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err := run.Check(); err != nil {
 		return sandbox.ExecResult{}, Classify(err)
 	}
+	cpuset, err := e.cores.unpinned(ctx)
+	if err != nil {
+		return sandbox.ExecResult{}, err
+	}
+	run.Limits.CPUSet = cpuset
 	files := plugin.Files{In: req.Files, Out: req.Collect, TmpDir: e.tmpDir}
 	if len(req.Collect) > 0 {
 		dir, err := os.MkdirTemp(e.tmpDir, "podjail-collect-")
@@ -220,7 +254,7 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
-	collected, err := readCollected(files)
+	collected, err := readCollected(files, e.bounds.WithDefaults().MaxCollect)
 	if err != nil {
 		return sandbox.ExecResult{}, err
 	}
@@ -228,23 +262,45 @@ func (e *Engine) Exec(ctx context.Context, req sandbox.ExecRequest, stdout io.Wr
 		Container: res.Container, Report: report, Files: collected}, nil
 }
 
-// readCollected reads the files of f.Out the run left in f.OutDir.
-func readCollected(f plugin.Files) (map[string][]byte, error) {
+// readCollected reads the files of f.Out the run left in f.OutDir, at
+// most limit bytes of them in all (sandbox.Bounds.MaxCollect): past it,
+// the call fails with ErrResourceExhausted before more is read.
+func readCollected(f plugin.Files, limit int64) (map[string][]byte, error) {
 	var out map[string][]byte
 	for _, name := range f.Out {
-		data, err := os.ReadFile(filepath.Join(f.OutDir, name))
+		data, err := readAtMost(filepath.Join(f.OutDir, name), limit)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
+		limit -= int64(len(data))
 		if out == nil {
 			out = map[string][]byte{}
 		}
 		out[name] = data
 	}
 	return out, nil
+}
+
+// readAtMost reads the file at path whole if it holds at most limit
+// bytes, else fails with sandbox.Bounds' collect error, having read no
+// more than limit + 1 bytes.
+func readAtMost(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, sandbox.Bounds{MaxCollect: max(limit, 0)}.CollectError(fi.Size())
+	}
+	data, err := io.ReadAll(io.LimitReader(f, max(limit, 0)+1))
+	if err == nil && int64(len(data)) > limit {
+		err = sandbox.Bounds{MaxCollect: max(limit, 0)}.CollectError(int64(len(data)))
+	}
+	return data, err
 }
 
 // visible checks that this process sees the host paths x names: a
@@ -369,6 +425,11 @@ func (e *Engine) Judge(ctx context.Context, req sandbox.JudgeRequest, progress f
 	if err != nil {
 		return sandbox.JudgeResult{}, err
 	}
+	// The problem's own limits: the language's extra time is the table's.
+	if err := e.bounds.CheckJudge(p.MemoryBytes, p.TimeLimit); err != nil {
+		return sandbox.JudgeResult{}, err
+	}
+	defer e.cores.hold(req.Parallel)()
 	res, err := e.runner.Judge(ctx, plugin.JudgeRequest{
 		Problem:            p,
 		Lang:               l,

@@ -236,7 +236,7 @@ func TestReadCollectedUnreadable(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readCollected(plugin.Files{Out: []string{"adir"}, OutDir: dir}); err == nil {
+	if _, err := readCollected(plugin.Files{Out: []string{"adir"}, OutDir: dir}, 1<<20); err == nil {
 		t.Error("a directory read as a collected file")
 	}
 }
