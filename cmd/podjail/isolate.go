@@ -48,7 +48,8 @@ func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout,
 			fmt.Fprintf(stderr, "%v\n", err)
 			return isolate.ExitSandbox
 		}
-		// The program runs as 65534 and must write its box.
+		// The program runs as 65534 and must write its box; the box's
+		// directory, 0700, keeps every other local user out of it.
 		if err := os.Chmod(filepath.Join(dir, isolate.BoxSubdir), 0o777); err != nil {
 			fmt.Fprintf(stderr, "%v\n", err)
 			return isolate.ExitSandbox

@@ -3,9 +3,11 @@ package isolate
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
+	"syscall"
 )
 
 // DefaultBoxRoot is isolate's box_root as installed by its Makefile
@@ -21,24 +23,34 @@ const BoxSubdir = "box"
 func BoxDir(root string, id int) string { return root + "/" + strconv.Itoa(id) }
 
 // InitBox does what --init does to the filesystem: it removes any old
-// box id, creates <root>/<id> (mode 0755, as isolate runs with umask
-// 022) and <root>/<id>/box (mode 0700, the caller's), and returns the
-// directory, which --init prints. root must be absolute and id not
-// negative. isolate also makes the box's cgroup and takes its lock;
-// those belong to the wiring.
+// box id, creates <root>/<id> and <root>/<id>/box, both mode 0700 (the
+// caller's), and returns the directory, which --init prints. root must be
+// absolute, the caller's or root's, and id not negative. isolate also
+// makes the box's cgroup and takes its lock; those belong to the wiring.
+//
+// isolate's <root>/<id> is 0755, its box/ the sandbox uid's alone. Here
+// the wiring opens box/ to every uid (the program's, 65534, must write
+// it), so <root>/<id> is what keeps other local users out: the program
+// reaches box/ through its bind mount, never through <root>/<id>.
 func InitBox(root string, id int) (string, error) {
 	dir, err := boxDir(root, id)
 	if err != nil {
 		return "", err
 	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", err
+	}
+	if err := checkRoot(root); err != nil {
+		return "", err
+	}
 	if err := removeAll(dir); err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.Mkdir(dir, 0o700); err != nil {
 		return "", err
 	}
 	// Whatever the process umask, as isolate sets its own.
-	if err := os.Chmod(dir, 0o755); err != nil {
+	if err := os.Chmod(dir, 0o700); err != nil {
 		return "", err
 	}
 	box := filepath.Join(dir, BoxSubdir)
@@ -56,7 +68,30 @@ func CleanupBox(root string, id int) error {
 	if err != nil {
 		return err
 	}
+	if err := checkRoot(root); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
 	return removeAll(dir)
+}
+
+// checkRoot refuses a box root that another user owns, or a link to one:
+// they could replace a box in it between --init and --cleanup, to be
+// handed the caller's files or have the caller remove theirs (someone
+// who made /var/tmp/podjail-isolate-UID first).
+func checkRoot(root string) error {
+	for _, stat := range []func(string) (fs.FileInfo, error){os.Lstat, os.Stat} {
+		fi, err := stat(root)
+		if err != nil {
+			return err
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); ok && st.Uid != 0 && int(st.Uid) != os.Geteuid() {
+			return fmt.Errorf("isolate box root %s is owned by uid %d, neither you nor root, who could replace the boxes in it: remove it, or set PODJAIL_ISOLATE_ROOT to a directory of yours", root, st.Uid)
+		}
+	}
+	return nil
 }
 
 // boxDir refuses what would put a box outside root: a relative or empty
