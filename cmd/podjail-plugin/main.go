@@ -72,13 +72,19 @@ func run(args []string) int {
 	}
 	// JSON on stderr is what go-plugin's host parses and relays.
 	log := hclog.New(&hclog.LoggerOptions{Name: "podjail-plugin", Output: os.Stderr, JSONFormat: true, Level: level})
+	removeSocketDir, err := privateSocketDir()
+	if err != nil {
+		log.Error("cannot make a private directory for the plugin's socket (set PLUGIN_UNIX_SOCKET_DIR to a directory of yours)", "error", err)
+		return 1
+	}
+	defer removeSocketDir()
 
 	// Flags for this process's own runner mean this process, unless a
 	// service is named.
 	if *service == "" && os.Getenv("PODJAIL_SERVICE") == "" && (*url != "" || *shimFlag != "" || *langFile != "" || *tmpDir != "") {
 		*service = "none"
 	}
-	if code, ok := forward(*service, log); ok {
+	if code, ok := forward(*service, log, removeSocketDir); ok {
 		return code
 	}
 
@@ -131,6 +137,7 @@ func run(args []string) int {
 		if err := srv.Close(ctx); err != nil {
 			log.Warn("cleanup incomplete", "error", err)
 		}
+		removeSocketDir()
 		os.Exit(143)
 	}()
 
@@ -157,7 +164,8 @@ func serve(impl pb.SandboxServer, log hclog.Logger) {
 // forward serves the judge by passing every call on to a podjail service
 // when one answers (see sandbox.DialService); ok false: none does, and the
 // plugin runs its own. A service named but not answering is an error.
-func forward(service string, log hclog.Logger) (code int, ok bool) {
+// atExit runs before SIGTERM's exit.
+func forward(service string, log hclog.Logger, atExit func()) (code int, ok bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	svc, closeSvc, err := sandbox.DialService(ctx, service, log)
@@ -183,6 +191,7 @@ func forward(service string, log hclog.Logger) (code int, ok bool) {
 	go func() {
 		<-term
 		release(closeGrace)
+		atExit()
 		os.Exit(143)
 	}()
 	serve(fwd, log)
