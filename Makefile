@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build image test unit vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux test-vm-selinux-fedora bench-vm fedora-policy sample clean
+.PHONY: all build image test unit cover vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux test-vm-selinux-fedora bench-vm fedora-policy sample clean
 
 all: build
 
@@ -33,6 +33,27 @@ vet:
 # and run for real in test-vm.
 unit:
 	$(GO) test -count=1 ./...
+
+# Each package's unit coverage, one line a package (the whole output in
+# $(OUT)/cover.txt). It fails when a test fails, or when a package of
+# plugin/... or shim/ is under COVER_MIN percent: all but test support
+# (runnertest) and generated code (proto). A test binary's helper processes
+# count when they write to the GOCOVERDIR go test gives it.
+COVER_MIN ?= 70
+cover:
+	@mkdir -p $(OUT); mod=$$($(GO) list -m); rc=0; \
+	$(GO) test -count=1 -cover ./... >$(OUT)/cover.txt 2>&1 || { cat $(OUT)/cover.txt; rc=1; }; \
+	awk -v mod="$$mod/" -v min=$(COVER_MIN) ' \
+		$$1 != "coverage:" && match($$0, /coverage: [0-9.]+% of statements/) { \
+			pkg = ($$1 == "ok" || $$1 == "FAIL") ? $$2 : $$1; pct = substr($$0, RSTART + 10, RLENGTH - 25) + 0; \
+			rel = substr(pkg, length(mod) + 1); note = ""; \
+			if (rel ~ /^(plugin|shim)(\/|$$)/ && rel !~ /(^|\/)(runnertest|proto)(\/|$$)/) { \
+				note = "  (gated)"; if (pct < min) { note = sprintf("  BELOW %d%% by %.1f", min, min - pct); low++ } } \
+			printf "%6.1f%%  %s%s\n", pct, rel, note } \
+		$$1 == "FAIL" && NF >= 2 { printf "  FAIL   %s\n", substr($$2, length(mod) + 1) } \
+		END { if (low) printf "cover: %d package(s) of plugin/... or shim/ under %d%%\n", low, min; exit low > 0 }' \
+		$(OUT)/cover.txt || rc=1; \
+	exit $$rc
 
 # Every fuzz target for FUZZTIME each, one after the other (hack/fuzz.sh).
 # A crasher is kept in the package's testdata/fuzz, where unit runs it from

@@ -19,6 +19,18 @@ const helperEnv = "PODJAIL_SHIM_TEST_HELPER"
 // could not write it).
 const coverWarning = "warning: GOCOVERDIR not set, no coverage data emitted\n"
 
+// coverDir is "GOCOVERDIR=DIR" for a helper that runs as this test's
+// user: under go test -cover, go test's own directory, so that what the
+// helper runs counts in the package's coverage; else a directory of the
+// test's, so that a binary built with -cover and run by hand still warns
+// nowhere.
+func coverDir(t *testing.T) string {
+	if d := os.Getenv("GOCOVERDIR"); d != "" {
+		return "GOCOVERDIR=" + d
+	}
+	return "GOCOVERDIR=" + t.TempDir()
+}
+
 // withoutCoverWarning is a helper's output without coverWarning.
 func withoutCoverWarning(out string) string {
 	return strings.ReplaceAll(out, coverWarning, "")
