@@ -44,6 +44,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
 	shapes := fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
+	limits := limitFlags(fs)
 	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
 		return exitUsage
 	}
@@ -53,6 +54,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	}
 	if *shapes < 1 {
 		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *shapes))
+	}
+	if err := limits.check(); err != nil {
+		return fail(exitUsage, err)
 	}
 	if *metricsAddr != "" {
 		if err := checkMetricsAddr(*metricsAddr); err != nil {
@@ -123,8 +127,10 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 		}
 		obs = m
 	}
-	eng = engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes, Observer: obs})
-	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log})
+	eng = engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes, Observer: obs,
+		Bounds: limits.bounds})
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: limits.maxUpload,
+		Bounds: limits.bounds, Images: append(engine.Images(table), limits.images...)})
 	if err != nil {
 		_ = lis.Close()
 		if metricsLis != nil {
@@ -140,7 +146,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	g := sandbox.NewServiceServer(srv)
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(sandbox.AllowPeers(lis, gid, log)) }()
-	log.Info("serving", "socket", where, "shim", shimPath)
+	log.Info("serving", "socket", where, "shim", shimPath, "extra_images", limits.images)
 	stopMetrics := func(context.Context) {}
 	if metricsLis != nil {
 		stopMetrics = serveMetrics(metricsLis, reg, log)
@@ -319,4 +325,81 @@ func serviceListener(path string, gid int) (net.Listener, string, error) {
 	}
 	l, err := sandbox.Listen(path, gid)
 	return l, path, err
+}
+
+// serviceMaxUpload is --max-upload's default, lower than the library's
+// (sandbox.DefaultMaxUpload, 1 GiB, for a judge's own plugin): an upload
+// waits in the service's --tmp (often memory) for its run, --max-calls of
+// them at once, and a test's input of more than a few hundred MiB is rare;
+// a caller of the service's own user names the file instead, another
+// streams it.
+const serviceMaxUpload = 256 << 20
+
+// serveLimits are serve's flags for what one request and one caller may
+// take of the service (docs/service.md, "Limits").
+type serveLimits struct {
+	bounds    sandbox.Bounds
+	maxUpload int64
+	images    []string // --image, repeated: allowed besides the table's
+}
+
+// limitFlags adds serve's limit flags to fs, each with its default.
+func limitFlags(fs *flag.FlagSet) *serveLimits {
+	l := &serveLimits{maxUpload: serviceMaxUpload, bounds: sandbox.Bounds{}.WithDefaults()}
+	b := &l.bounds
+	// 0: the default, from the cores and from --max-calls.
+	b.MaxCalls, b.MaxCallsPerCaller = 0, 0
+	sizeFlag(fs, &b.MaxMemory, "max-memory", "the largest memory limit a run (Run, Exec) or a judged problem may ask for")
+	fs.Int64Var(&b.MaxPids, "max-pids", b.MaxPids, "the most tasks an Exec may ask for")
+	fs.Float64Var(&b.MaxCPUs, "max-cpus", b.MaxCPUs, "the largest CPU quota, in cores, an Exec may ask for")
+	fs.DurationVar(&b.MaxTime, "max-time", b.MaxTime, "the largest time limit (or processor time limit) a run or a judged problem may ask for")
+	fs.DurationVar(&b.MaxWall, "max-wall", b.MaxWall, "the largest wall limit a run may ask for")
+	fs.DurationVar(&b.DefaultWall, "default-wall", b.DefaultWall, "the wall limit of a run that asks for neither a wall nor a time limit")
+	sizeFlag(fs, &b.MaxFileSize, "max-file-size", "the largest file size limit an Exec may ask for")
+	sizeFlag(fs, &b.MaxCollect, "max-collect", "the most bytes of files one Exec gives back, all together")
+	sizeFlag(fs, &l.maxUpload, "max-upload", "the largest input sent whole (an Exec's stdin from a file), or read for a caller of another user")
+	fs.IntVar(&b.MaxHandles, "max-handles", b.MaxHandles, "how many handles (Compile's artefacts) one caller (a uid) may keep until it releases some")
+	fs.IntVar(&b.MaxCalls, "max-calls", b.MaxCalls, fmt.Sprintf("how many Compile, Run, Exec and Judge calls may be under way at once, all callers together (default: 4 a core, at least 16: %d here)", sandbox.DefaultMaxCalls()))
+	fs.IntVar(&b.MaxCallsPerCaller, "max-calls-per-caller", b.MaxCallsPerCaller, "how many of them one caller (a uid) may have under way at once; past it a call is refused as busy (default: half of --max-calls)")
+	fs.Func("image", "an `image` Exec may run besides the language table's (the isolate front's $PODJAIL_ISOLATE_IMAGE, podjail run's --image); repeat it for more", func(s string) error {
+		if s == "" {
+			return errors.New("an empty image name")
+		}
+		l.images = append(l.images, s)
+		return nil
+	})
+	return l
+}
+
+// sizeFlag is a flag of a size in bytes (K, M, G suffixes) stored in p,
+// whose value is its default.
+func sizeFlag(fs *flag.FlagSet, p *int64, name, usage string) {
+	fs.Func(name, fmt.Sprintf("%s, in `bytes` (K, M, G suffixes; default %s)", usage, sizeText(*p)), func(s string) error {
+		n, err := parseBytes(s)
+		if err == nil && n <= 0 {
+			err = fmt.Errorf("%s: want more than 0", s)
+		}
+		*p = n
+		return err
+	})
+}
+
+// sizeText writes n bytes as sizeFlag reads them back ("8G", "64M").
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "G"}, {20, "M"}, {10, "K"}} {
+		if n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprint(n)
+}
+
+func (l *serveLimits) check() error {
+	if l.maxUpload <= 0 {
+		return errors.New("--max-upload: want more than 0")
+	}
+	return l.bounds.Check()
 }

@@ -25,7 +25,8 @@ import (
 // through a service. The service leaves nothing when stopped.
 func TestServeRunsLikeInProcess(t *testing.T) {
 	env := hosttest.Podman(t)
-	sock, stop := startService(t, env, "--drain", "2s")
+	// The missing image is allowed: its run must fail for want of it.
+	sock, stop := startService(t, env, "--drain", "2s", "--image", "localhost/podjail-no-such-image:latest")
 	input := filepath.Join(t.TempDir(), "input")
 	data := bytes.Repeat([]byte("podjail through a service\n"), 12000) // 312 KB
 	if err := os.WriteFile(input, data, 0o644); err != nil {

@@ -34,7 +34,9 @@ func startService(t *testing.T, env hosttest.Env, args ...string) (sock string, 
 // startServiceAt is startService on the socket sock, stopped with sig.
 func startServiceAt(t *testing.T, env hosttest.Env, sock string, sig syscall.Signal, args ...string) (stop func() (int, string)) {
 	t.Helper()
-	cmd := exec.Command(env.Podjail, append([]string{"serve", "--listen", sock}, args...)...)
+	// The test image is no language's: runs of it (podjail run, the
+	// fronts with $PODJAIL_ISOLATE_IMAGE) are allowed as an operator would.
+	cmd := exec.Command(env.Podjail, append([]string{"serve", "--listen", sock, "--image", env.Image}, args...)...)
 	cmd.Env = append(os.Environ(), "PODJAIL_LOG_LEVEL=debug")
 	rest := startUntil(t, cmd, func(line string) bool { return strings.Contains(line, "serving") })
 	stopped := false

@@ -54,7 +54,8 @@ type Bounds struct {
 	// way at once, all callers together. Zero value: DefaultMaxCalls().
 	MaxCalls int
 	// MaxCallsPerCaller is how many of them one caller (a uid) may have
-	// under way at once. Zero value: DefaultMaxCallsPerCaller().
+	// under way at once. Zero value: half of MaxCalls (at least 1), so
+	// that one caller leaves the others at least half.
 	MaxCallsPerCaller int
 }
 
@@ -86,10 +87,6 @@ const (
 // Communication task's runs side by side.
 func DefaultMaxCalls() int { return max(16, 4*runtime.NumCPU()) }
 
-// DefaultMaxCallsPerCaller is Bounds.MaxCallsPerCaller's default: half
-// of DefaultMaxCalls, so that one caller leaves the others at least half.
-func DefaultMaxCallsPerCaller() int { return DefaultMaxCalls() / 2 }
-
 // What a run that asks for none of a limit gets (sandbox.Limits and
 // ExecRequest say so too): the runner's defaults, repeated here since the
 // client package does not link the runner (TestClientPackageStaysLight);
@@ -118,7 +115,7 @@ func (b Bounds) WithDefaults() Bounds {
 	b.DefaultWall = time.Duration(or(int64(b.DefaultWall), int64(DefaultWallLimit)))
 	b.MaxHandles = int(or(int64(b.MaxHandles), DefaultMaxHandles))
 	b.MaxCalls = int(or(int64(b.MaxCalls), int64(DefaultMaxCalls())))
-	b.MaxCallsPerCaller = int(or(int64(b.MaxCallsPerCaller), int64(DefaultMaxCallsPerCaller())))
+	b.MaxCallsPerCaller = int(or(int64(b.MaxCallsPerCaller), int64(max(1, b.MaxCalls/2))))
 	if b.MaxCPUs == 0 {
 		b.MaxCPUs = DefaultMaxCPUs
 	}
