@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // A long-lived podjail process (podjail serve) keeps its inputs, artefacts
@@ -45,17 +47,23 @@ func SweepWorkDirs(ctx context.Context, parent string, self Instance) ([]string,
 
 // sweepWorkDirs removes the work directories under parent of podjail
 // processes that are gone: of another boot, or whose pid no longer is the
-// process that started when the name says.
+// process that started when the name says. It takes only directories of
+// the sweeping user that no one else may write, in a parent where no one
+// else may replace them: anyone can make /tmp/podjail-work-x-1-1, to have
+// root remove or hand back (chown) what they put in it.
 func sweepWorkDirs(ctx context.Context, parent string, self Instance, alive func(pid int, start uint64) bool) ([]string, error) {
 	entries, err := os.ReadDir(parent)
 	if err != nil {
 		return nil, err
 	}
+	if !guardedParent(parent) {
+		return nil, fmt.Errorf("%s is another user's, or others may write it without the sticky bit, and could swap a directory for their own between its check and its removal: nothing there is swept (give a directory of this user's or root's)", parent)
+	}
 	var removed []string
 	var errs []error
 	for _, e := range entries {
 		boot, pid, start, ok := parseWorkDirName(e.Name())
-		if !ok || !e.IsDir() || boot == fmt.Sprintf("%.8s", self.BootID) && alive(pid, start) {
+		if !ok || !ownWorkDir(e) || boot == fmt.Sprintf("%.8s", self.BootID) && alive(pid, start) {
 			continue
 		}
 		dir := filepath.Join(parent, e.Name())
@@ -73,6 +81,28 @@ func sweepWorkDirs(ctx context.Context, parent string, self Instance, alive func
 		removed = append(removed, dir)
 	}
 	return removed, errors.Join(errs...)
+}
+
+// ownWorkDir says e is a directory (not a link to one) of this process's user
+// that no one else may write.
+func ownWorkDir(e fs.DirEntry) bool {
+	info, err := e.Info()
+	return err == nil && info.IsDir() && ownedBySelf(info, false) && info.Mode().Perm()&0o022 == 0
+}
+
+// guardedParent says no one but this process's user and root may replace what
+// parent holds: it is theirs, and no one else may write it, or only with
+// the sticky bit (/tmp), which keeps each entry its owner's.
+func guardedParent(parent string) bool {
+	info, err := os.Stat(parent)
+	return err == nil && ownedBySelf(info, true) && (info.Mode().Perm()&0o022 == 0 || info.Mode()&fs.ModeSticky != 0)
+}
+
+// ownedBySelf says info's owner is this process's user, or root if
+// orRoot.
+func ownedBySelf(info fs.FileInfo, orRoot bool) bool {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	return ok && (int(st.Uid) == os.Geteuid() || orRoot && st.Uid == 0)
 }
 
 func parseWorkDirName(name string) (boot string, pid int, start uint64, ok bool) {
