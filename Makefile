@@ -156,11 +156,17 @@ vm-image:
 # take both cores after: the main boot, then Fedora's policy enforcing with
 # the SELinux tests (the refpolicy boot, test-vm-selinux, is not run: the
 # Fedora boot is the stronger proof of the same tests, and both do not fit
-# CI's time).
+# CI's time). It stops at the first phase that fails and, either way, ends
+# with the budget (hack/budget.sh): each phase's seconds, the boots' own
+# phases with the VM's busy share, the slowest tests of each pass.
+BUDGET := $(OUT)/budget-phases.txt
 test:
-	$(MAKE) -j4 --output-sync=target vet unit fuzz rpm vm-image fedora-policy
-	$(MAKE) test-vm
-	$(MAKE) test-vm-selinux-fedora FEDORA_TESTS=selinux
+	@mkdir -p $(OUT) && echo "start $$(date +%s)" >$(BUDGET); \
+	bash hack/budget.sh phase $(BUDGET) "vet unit fuzz rpm vm-image fedora-policy" \
+		$(MAKE) -j4 --output-sync=target vet unit fuzz rpm vm-image fedora-policy && \
+	bash hack/budget.sh phase $(BUDGET) test-vm $(MAKE) test-vm && \
+	bash hack/budget.sh phase $(BUDGET) test-vm-selinux-fedora $(MAKE) test-vm-selinux-fedora FEDORA_TESTS=selinux; \
+	rc=$$?; bash hack/budget.sh report $(BUDGET) $(OUT)/testvm-out $(OUT)/testvm-out-selinux-fedora; exit $$rc
 
 # Runs a sample end to end: directly when this host passes `podjail doctor`,
 # otherwise inside the test VM.
