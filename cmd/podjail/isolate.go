@@ -220,16 +220,24 @@ func stderrFile(p string) error {
 }
 
 // stderrTemp makes an empty file for a program's stderr, writable by the
-// container's root (see stderrFile).
-func stderrTemp() (*os.File, error) {
-	f, err := os.CreateTemp("", "podjail-stderr-")
-	if err == nil {
-		err = f.Chmod(0o666)
+// container's root (see stderrFile), in a directory of its own (0700) so
+// that no other local user reads or writes it; remove removes both.
+func stderrTemp() (f *os.File, remove func(), err error) {
+	dir, err := os.MkdirTemp("", "podjail-stderr-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("a file for the program's stderr: %w", err)
+	}
+	remove = func() { _ = os.RemoveAll(dir) }
+	if f, err = os.Create(filepath.Join(dir, "stderr")); err == nil {
+		if err = f.Chmod(0o666); err != nil {
+			f.Close()
+		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("a file for the program's stderr: %w", err)
+		remove()
+		return nil, nil, fmt.Errorf("a file for the program's stderr: %w", err)
 	}
-	return f, nil
+	return f, remove, nil
 }
 
 func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.Reader, stdout, stderr io.Writer, log hclog.Logger) (isolate.Meta, error) {
@@ -338,11 +346,11 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	if !run.StderrToStdout && run.StderrFile == "" {
 		// isolate's program writes to isolate's own stderr (Judge0 shows
 		// it): kept in a file meanwhile, passed on once it ended.
-		f, err := stderrTemp()
+		f, remove, err := stderrTemp()
 		if err != nil {
 			return isolate.Meta{}, err
 		}
-		defer os.Remove(f.Name())
+		defer remove()
 		defer f.Close()
 		run.StderrFile = f.Name()
 		defer io.Copy(stderr, f)
