@@ -38,7 +38,8 @@ unit:
 # $(OUT)/cover.txt). It fails when a test fails, or when a package of
 # plugin/... or shim/ is under COVER_MIN percent: all but test support
 # (runnertest) and generated code (proto). A test binary's helper processes
-# count when they write to the GOCOVERDIR go test gives it.
+# count when they write to the GOCOVERDIR go test gives it. Run it as root,
+# as CI does: the shim's tests of its privilege drop skip for another user.
 COVER_MIN ?= 70
 cover:
 	@mkdir -p $(OUT); mod=$$($(GO) list -m); rc=0; \

@@ -42,7 +42,7 @@ func TestTakeControl(t *testing.T) {
 	}
 	defer runner.Close()
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = []string{helperEnv + "=control", "PODJAIL_CONTROL=" + fifo}
+	cmd.Env = []string{helperEnv + "=control", "PODJAIL_CONTROL=" + fifo, coverDir(t)}
 	var errOut bytes.Buffer
 	cmd.Stderr = &errOut
 	stdout, err := cmd.StdoutPipe()

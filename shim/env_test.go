@@ -90,7 +90,7 @@ func TestTakeEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = []string{"BEFORE=1", EnvListEnv + "=" + v, helperEnv + "=env", "AFTER=2"}
+	cmd.Env = []string{"BEFORE=1", EnvListEnv + "=" + v, helperEnv + "=env", "AFTER=2", coverDir(t)}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err, string(out))

@@ -13,7 +13,7 @@ import (
 func TestTakeNonce(t *testing.T) {
 	const secret = "s3cr3t-0123456789abcdef"
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = []string{"BEFORE=1", NonceEnv + "=" + secret, helperEnv + "=nonce", "AFTER=2"}
+	cmd.Env = []string{"BEFORE=1", NonceEnv + "=" + secret, helperEnv + "=nonce", "AFTER=2", coverDir(t)}
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err, string(out))
@@ -34,7 +34,7 @@ func TestTakeNonce(t *testing.T) {
 
 func TestTakeNonceMissing(t *testing.T) {
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = []string{helperEnv + "=nonce"}
+	cmd.Env = []string{helperEnv + "=nonce", coverDir(t)}
 	out, _ := cmd.Output()
 	if !strings.Contains(string(out), "err=nonce: PODJAIL_NONCE is not set") {
 		t.Fatalf("helper said %q", out)

@@ -609,7 +609,7 @@ func runHelper(t *testing.T, mode string, extra []*os.File) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "/proc/self/exe", "helper")
-	cmd.Env = []string{helperEnv + "=" + mode}
+	cmd.Env = []string{helperEnv + "=" + mode, coverDir(t)}
 	cmd.ExtraFiles = extra
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

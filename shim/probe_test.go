@@ -47,7 +47,7 @@ func TestProbeRefuses(t *testing.T) {
 func TestKillOthers(t *testing.T) {
 	requireRoot(t)
 	cmd := exec.Command("/proc/self/exe")
-	cmd.Env = []string{helperEnv + "=killall"}
+	cmd.Env = []string{helperEnv + "=killall", coverDir(t)}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWPID}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
