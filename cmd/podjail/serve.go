@@ -129,7 +129,7 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	}
 	eng = engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes, Observer: obs,
 		Bounds: limits.bounds})
-	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: limits.maxUpload,
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: limits.maxUpload, MaxProblemBytes: limits.maxProblem,
 		Bounds: limits.bounds, Images: append(engine.Images(table), limits.images...)})
 	if err != nil {
 		_ = lis.Close()
@@ -338,14 +338,15 @@ const serviceMaxUpload = 256 << 20
 // serveLimits are serve's flags for what one request and one caller may
 // take of the service (docs/service.md, "Limits").
 type serveLimits struct {
-	bounds    sandbox.Bounds
-	maxUpload int64
-	images    []string // --image, repeated: allowed besides the table's
+	bounds     sandbox.Bounds
+	maxUpload  int64
+	maxProblem int64
+	images     []string // --image, repeated: allowed besides the table's
 }
 
 // limitFlags adds serve's limit flags to fs, each with its default.
 func limitFlags(fs *flag.FlagSet) *serveLimits {
-	l := &serveLimits{maxUpload: serviceMaxUpload, bounds: sandbox.Bounds{}.WithDefaults()}
+	l := &serveLimits{maxUpload: serviceMaxUpload, maxProblem: sandbox.DefaultMaxProblemBytes, bounds: sandbox.Bounds{}.WithDefaults()}
 	b := &l.bounds
 	// 0: the default, from the cores and from --max-calls.
 	b.MaxCalls, b.MaxCallsPerCaller = 0, 0
@@ -358,6 +359,7 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 	sizeFlag(fs, &b.MaxFileSize, "max-file-size", "the largest file size limit an Exec may ask for")
 	sizeFlag(fs, &b.MaxCollect, "max-collect", "the most bytes of files one Exec gives back, all together")
 	sizeFlag(fs, &l.maxUpload, "max-upload", "the largest input sent whole (an Exec's stdin from a file), or read for a caller of another user")
+	sizeFlag(fs, &l.maxProblem, "max-problem-bytes", "the most bytes of a problem's files copied for a caller of another user")
 	fs.IntVar(&b.MaxHandles, "max-handles", b.MaxHandles, "how many handles (Compile's artefacts) one caller (a uid) may keep until it releases some")
 	fs.IntVar(&b.MaxCalls, "max-calls", b.MaxCalls, fmt.Sprintf("how many Compile, Run, Exec and Judge calls may be under way at once, all callers together (default: 4 a core, at least 16: %d here)", sandbox.DefaultMaxCalls()))
 	fs.IntVar(&b.MaxCallsPerCaller, "max-calls-per-caller", b.MaxCallsPerCaller, "how many of them one caller (a uid) may have under way at once; past it a call is refused as busy (default: half of --max-calls)")
