@@ -25,7 +25,7 @@
 // Errors: a submission's fate is a value (a failed build, a verdict, how a
 // run ended). A failure of the infrastructure crosses the wire as a gRPC
 // status code and comes back as an *Error matching one of
-// ErrUnavailable, ErrFailedPrecondition, ErrInvalidArgument and
-// ErrInternal (errors.Is), or context.Canceled and
+// ErrUnavailable, ErrFailedPrecondition, ErrInvalidArgument,
+// ErrPermissionDenied, ErrResourceExhausted and ErrInternal (errors.Is), or context.Canceled and
 // context.DeadlineExceeded. See docs/plugin.md.
 package sandbox

@@ -15,7 +15,8 @@ import (
 // What happens to a submission (a failed build, a crash, a limit, a
 // verdict) is a value in the results. Failures of the infrastructure are
 // errors matching one of ErrUnavailable, ErrFailedPrecondition,
-// ErrInvalidArgument or ErrInternal (errors.Is), or context.Canceled and
+// ErrInvalidArgument, ErrPermissionDenied, ErrResourceExhausted or
+// ErrInternal (errors.Is), or context.Canceled and
 // context.DeadlineExceeded when ctx ended.
 type Sandbox interface {
 	// Capabilities describes the plugin and its host. It asks Podman, so
@@ -227,7 +228,9 @@ const MaxOutput = 16 << 20
 // must stay under it, with room to spare.
 const MaxMessage = 64 << 20
 
-// ExecRequest runs a command of any image once: podjail run's request.
+// ExecRequest runs a command of an image once: podjail run's request. A
+// service takes only the images of its language table and its --image
+// list.
 type ExecRequest struct {
 	// Image is an image in the plugin's Podman storage.
 	Image string
