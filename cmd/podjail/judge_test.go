@@ -105,6 +105,11 @@ func TestJudgeExampleAPlusB(t *testing.T) {
 		{"accepted.py", plugin.AC, exitOK},
 		{"pe.c", plugin.PE, exitRejected},
 	} {
+		// Python rootless is proven by the Kattis package's hello.py
+		// (TestJudgeKattisPackage): accepted.py runs in the rootful pass alone.
+		if env.Rootless && c.solution == "accepted.py" {
+			continue
+		}
 		t.Run(c.solution, func(t *testing.T) {
 			res, code := judgeJSON(t, env, dir, filepath.Join(dir, "solutions", c.solution))
 			if res.Verdict != c.want || code != c.code {

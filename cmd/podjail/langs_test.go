@@ -85,7 +85,14 @@ func TestJudgeLanguages(t *testing.T) {
 					t.Errorf("test %s: %s (%s); want %s with %q", lt.name, got, res.Tests[i].Note, lt.want, note)
 				}
 			}
+			// A compile error is the build's output shown: nothing of it
+			// depends on the mode, so the rootful pass alone judges them;
+			// the rootless pass's builds above prove every compiler runs
+			// rootless.
 			for file, want := range l.ce {
+				if env.Rootless {
+					break
+				}
 				res, code := judgeJSON(t, env, "--lang", l.id, dir, filepath.Join(src, "langs", file))
 				if text := res.Note + "\n" + res.Build.Output; res.Verdict != plugin.CE || code != exitRejected || !strings.Contains(text, want) {
 					t.Errorf("%s: %s, exit %d (%s); want CE, exit %d, with %q", file, res.Verdict, code, text, exitRejected, want)

@@ -229,6 +229,13 @@ func TestOmegajailRunnerLanguages(t *testing.T) {
 	for _, c := range []struct{ omega, file, limit string }{
 		{"java", "Main.java", "20000"}, {"go", "main.go", untimedMs}, {"rs", "main.rs", untimedMs}, {"js", "main.js", "10000"},
 	} {
+		// The front's lines for Go, Rust and JavaScript are the same
+		// either way; the rootless pass keeps Java (its Main.class and
+		// heap checks) and proves Go, Rust and JavaScript rootless in
+		// TestJudgeLanguages.
+		if env.Rootless && c.omega != "java" {
+			continue
+		}
 		t.Run(c.omega, func(t *testing.T) {
 			source, err := os.ReadFile(filepath.Join(src, "langs", c.file))
 			if err != nil {
