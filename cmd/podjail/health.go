@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,16 +19,12 @@ import (
 // exit 1 and one line saying what is wrong, for systemd, quadlet's
 // HealthCmd= and an operator's eyes.
 func healthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("podjail health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: podjail health [--service PATH] [--timeout DUR]\n\nExit 0 when the podjail service answers and its Podman and systemd bus do; else exit 1 with one line saying what is wrong.")
-		fs.PrintDefaults()
-	}
+	fs := newCommand("health", "", 0,
+		"Exit 0 when the podjail service answers and its Podman and systemd bus do; else exit 1 with one line saying what is wrong.")
 	service := fs.String("service", "", "Unix socket `path` of the service (default: $PODJAIL_SERVICE, else the default socket)")
 	timeout := fs.Duration("timeout", 20*time.Second, "how long the checks may take together")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return exitUsage
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()

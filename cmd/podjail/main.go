@@ -18,19 +18,19 @@ import (
 	"github.com/hashicorp/go-hclog"
 )
 
-const usage = `usage: podjail COMMAND [flags]
+const usage = `usage: podjail COMMAND [flags] ARGS...
 
 commands:
-  run      run one program in one fresh container and report how it ended
-  judge    build a submission and judge it on every test of a problem
+  run        run one program in one fresh container and report how it ended
+  judge      build a submission and judge it on every test of a problem
   omegajail  omegajail's command line, for omegaUp's Runner (docs/omegajail.md)
   isolate    isolate's command line, for CMS, Judge0 and others (docs/isolate.md)
-  doctor   check that this host can run podjail
-  bench    measure podjail against podman run on this host
-  serve    serve judges on a Unix socket; judge goes through it (docs/service.md)
-  health   say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
+  doctor     check that this host can run podjail
+  bench      measure podjail against podman run on this host
+  serve      serve judges on a Unix socket; judge goes through it (docs/service.md)
+  health     say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
 
-Run "podjail COMMAND -h" for a command's flags.
+Run "podjail COMMAND --help" for a command's flags.
 `
 
 // Exit codes.
@@ -54,9 +54,14 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	// What needs nothing of the host is answered before podjail looks at it.
+	switch {
+	case len(args) == 0:
 		fmt.Fprint(stderr, usage)
 		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
 	}
 	if err := useHostDir(); err != nil {
 		fmt.Fprintf(stderr, "podjail: %v\n", err)
@@ -83,12 +88,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
 	case "serve":
-		return serveCommand(ctx, args[1:], stderr, log)
+		return serveCommand(ctx, args[1:], stdout, stderr, log)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr, log)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
 	default:
 		fmt.Fprintf(stderr, "podjail: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
