@@ -16,6 +16,8 @@ import (
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
 const usage = `usage: podjail COMMAND [flags] ARGS...
@@ -29,6 +31,7 @@ commands:
   bench      measure podjail against podman run on this host
   serve      serve judges on a Unix socket; judge goes through it (docs/service.md)
   health     say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
+  version    print podjail's version
 
 Run "podjail COMMAND --help" for a command's flags.
 `
@@ -62,6 +65,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case args[0] == "--version" || args[0] == "version":
+		return versionCommand(args[1:], stdout, stderr)
 	}
 	if err := useHostDir(); err != nil {
 		fmt.Fprintf(stderr, "podjail: %v\n", err)
@@ -95,6 +100,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "podjail: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
+}
+
+// versionCommand prints "podjail VERSION": the version set at link time
+// (the RPM's), else the module's or the VCS revision's.
+func versionCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newCommand("version", "", 0, "Prints podjail's version.")
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
+	}
+	fmt.Fprintf(stdout, "podjail %s\n", engine.BuildVersion())
+	return exitOK
 }
 
 // stdinOf is the process's stdin when stdout is the process's own (the

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
 // podjailHere runs the command line in this process, as main does.
@@ -18,11 +20,23 @@ func podjailHere(args ...string) cmdResult {
 
 // podjailCommands are the commands whose flags are podjail's own (the
 // fronts parse as the tools they imitate).
-var podjailCommands = []string{"run", "judge", "doctor", "bench", "serve", "health"}
+var podjailCommands = []string{"run", "judge", "doctor", "bench", "serve", "health", "version"}
 
 // usagePattern is the first line of every command's usage: the command,
 // [flags], the flags it cannot do without, its arguments.
 var usagePattern = regexp.MustCompile(`^usage: podjail [a-z]+ \[flags\]( --[a-z-]+ [A-Z_]+)*( --)?( \[?[A-Z_]+(\.\.\.)?\]?)*$`)
+
+func TestVersion(t *testing.T) {
+	want := "podjail " + engine.BuildVersion() + "\n"
+	for _, args := range [][]string{{"--version"}, {"version"}} {
+		if r := podjailHere(args...); r.code != exitOK || r.stdout != want || r.stderr != "" {
+			t.Errorf("podjail %v: exit %d, stdout %q, stderr %q; want 0 and %q", args, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	if r := podjailHere("version", "extra"); r.code != exitUsage || !strings.Contains(r.stderr, `unexpected argument "extra"`) {
+		t.Errorf("podjail version extra: exit %d, stderr %q; want %d naming the argument", r.code, r.stderr, exitUsage)
+	}
+}
 
 // TestHelpExitsZero: -h and --help print the usage on stdout and exit 0,
 // as Podman's commands do; a usage error still exits 2 with the usage on
