@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "judge":
 		return judgeCommand(ctx, args[1:], stdout, stderr, log)
 	case "omegajail":
-		return omegajailCommand(ctx, args[1:], stderr, log)
+		return omegajailFront(ctx, args[1:], stdout, stderr, log)
 	case "isolate":
 		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
 	case "health":

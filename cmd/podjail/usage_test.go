@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podjail/podjail/plugin/omegajail"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
@@ -135,5 +136,26 @@ func TestFlagName(t *testing.T) {
 		if got != want || ok != (want != "") {
 			t.Errorf("flagName(%q) = %q, %t; want %q", word, got, ok, want)
 		}
+	}
+}
+
+// TestOmegajailHelp: the omegajail front answers -h and -V as clap does
+// for omegajail, on stdout with exit 0; a rejected command line still
+// exits 2 on stderr.
+func TestOmegajailHelp(t *testing.T) {
+	for _, help := range []string{"-h", "--help"} {
+		if r := podjailHere("omegajail", help); r.code != exitOK || r.stdout != omegajail.Usage() || r.stderr != "" {
+			t.Errorf("podjail omegajail %s: exit %d, stdout %q, stderr %q; want 0 and omegajail's usage on stdout", help, r.code, r.stdout, r.stderr)
+		}
+	}
+	want := "omegajail (podjail " + engine.BuildVersion() + ")\n"
+	for _, version := range []string{"-V", "--version"} {
+		if r := podjailHere("omegajail", version); r.code != exitOK || r.stdout != want || r.stderr != "" {
+			t.Errorf("podjail omegajail %s: exit %d, stdout %q, stderr %q; want 0 and %q", version, r.code, r.stdout, r.stderr, want)
+		}
+	}
+	r := podjailHere("omegajail", "--homedir", t.TempDir(), "--bogus")
+	if r.code != omegajail.UsageExitCode || r.stdout != "" || !strings.Contains(r.stderr, "--bogus") {
+		t.Errorf("podjail omegajail --bogus: exit %d, stdout %q, stderr %q; want %d naming --bogus on stderr", r.code, r.stdout, r.stderr, omegajail.UsageExitCode)
 	}
 }
