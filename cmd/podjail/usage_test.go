@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/podjail/podjail/plugin/isolate"
 	"github.com/podjail/podjail/plugin/omegajail"
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
@@ -157,5 +158,24 @@ func TestOmegajailHelp(t *testing.T) {
 	r := podjailHere("omegajail", "--homedir", t.TempDir(), "--bogus")
 	if r.code != omegajail.UsageExitCode || r.stdout != "" || !strings.Contains(r.stderr, "--bogus") {
 		t.Errorf("podjail omegajail --bogus: exit %d, stdout %q, stderr %q; want %d naming --bogus on stderr", r.code, r.stdout, r.stderr, omegajail.UsageExitCode)
+	}
+}
+
+// TestIsolateHelp: isolate knows no --help: getopt's message on stderr,
+// isolate's usage on stdout, exit 2 (isolate.c, usage(NULL)); the front
+// answers so too, and any rejected command line with isolate's whole
+// message.
+func TestIsolateHelp(t *testing.T) {
+	for _, c := range []struct {
+		arg, stderr string
+	}{{"--help", "isolate: unrecognized option '--help'\n"}, {"-h", "isolate: invalid option -- 'h'\n"}} {
+		r := podjailHere("isolate", c.arg)
+		if r.code != isolate.ExitSandbox || r.stderr != c.stderr || r.stdout != isolate.Usage+isolate.FrontNotes {
+			t.Errorf("podjail isolate %s: exit %d, stderr %q, stdout %q; want %d, %q and isolate's usage", c.arg, r.code, r.stderr, r.stdout, isolate.ExitSandbox, c.stderr)
+		}
+	}
+	r := podjailHere("isolate", "--init", "x")
+	if want := "--init mode takes no parameters\nTry 'isolate' --help' for more information.\n"; r.code != isolate.ExitSandbox || r.stderr != want || r.stdout != "" {
+		t.Errorf("podjail isolate --init x: exit %d, stderr %q, stdout %q; want %d and %q alone", r.code, r.stderr, r.stdout, isolate.ExitSandbox, want)
 	}
 }
