@@ -1,9 +1,19 @@
 // Command podjail judges untrusted code in Podman containers.
 //
-// Exit codes: 0 the command did its work (for run: the program ran, however
-// it ended; for judge: the submission was accepted); 1 a failure of podjail
-// or the host (for judge also IE and CF); 2 bad usage or input; 3 (judge)
-// the submission was judged and not accepted.
+// Exit codes (README.md has this table, word for word):
+//
+//	0    the command did its work: run's program ran, however it ended;
+//	     judge's submission was accepted; doctor's host is fit; health's
+//	     service is healthy; -h, --help and --version
+//	1    a failure of podjail or the host (Podman unreachable, an unfit host,
+//	     an unhealthy service); judge: the verdict is IE or CF
+//	2    bad usage or input: a bad flag or argument, a missing input file,
+//	     an image not in Podman's storage
+//	3    judge: the submission was judged and not accepted
+//	130  run: interrupted (SIGINT, SIGTERM)
+//
+// The isolate and omegajail fronts exit as the tools they imitate do
+// (docs/isolate.md, docs/omegajail.md).
 package main
 
 import (
