@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -144,14 +143,9 @@ type benchBurner struct {
 }
 
 func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := flag.NewFlagSet("podjail bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: podjail bench --image IMAGE [flags]")
-		fmt.Fprintln(stderr, "Measures, in this boot: `podman run --rm` of a trivial program, one whole `podjail run`, and `podjail judge` of a problem of that program one test at a time and on every core.")
-		fs.PrintDefaults()
-	}
-	url := urlFlag(fs)
+	fs := newCommand("bench", "--image IMAGE", 0,
+		"Measures, in this boot: `podman run --rm` of a trivial program, one whole `podjail run`, and `podjail judge` of a problem of that program one test at a time and on every core.")
+	url := urlFlag(fs.FlagSet)
 	image := fs.String("image", "", "`image` holding the programs (required)")
 	program := fs.String("program", "/trivial", "absolute `path` in the image of a trivial static program")
 	tests := fs.Int("tests", 20, "`number` of tests of the judged problem")
@@ -171,17 +165,16 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
 	buildLang := fs.String("build-lang", "", "`language` (c or cpp) whose build of a trivial program is timed in process and, with --service, through the service")
 	service := fs.String("service", "", "Unix socket `path` of a running podjail service: also time reaching it against setting up a runner in process")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail bench: %v\n", err)
 		return code
 	}
 	switch {
-	case fs.NArg() != 0 || *image == "":
-		fs.Usage()
-		return exitUsage
+	case *image == "":
+		return fail(exitUsage, errors.New("--image is required: the image holding the programs"))
 	case *tests < 1 || *repeat < 1 || *rounds < 1 || *parallel < 0:
 		return fail(exitUsage, errors.New("--tests, --repeat and --rounds must be at least 1, --parallel at least 0 (every core)"))
 	case *specSteps < 0:

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,13 +12,13 @@ import (
 )
 
 func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("podjail doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	url := urlFlag(fs)
+	fs := newCommand("doctor", "", 0,
+		"Checks that this host can run podjail: one line per check and, on FAIL, what to change. Exit 0 only on a fit host.")
+	url := urlFlag(fs.FlagSet)
 	asJSON := fs.Bool("json", false, "print the checks as JSON")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, whose SELinux label is checked (default: $PODJAIL_SHIM, else beside podjail)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	in := plugin.DoctorInput{UID: os.Geteuid()}
 	// A missing shim is run's and judge's error to report; here it only

@@ -2,14 +2,16 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/podjail/podjail/cgroupdrv/systemd"
+	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
@@ -18,31 +20,34 @@ import (
 // Podman's systemd cgroup manager, the systemd bus its runs' slices are
 // started over answers. Exit 0 and one line saying so when healthy; else
 // exit 1 and one line saying what is wrong, for systemd, quadlet's
-// HealthCmd= and an operator's eyes.
+// HealthCmd= and an operator's eyes; --json gives the same as each check's
+// result.
 func healthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("podjail health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: podjail health [--service PATH] [--timeout DUR]\n\nExit 0 when the podjail service answers and its Podman and systemd bus do; else exit 1 with one line saying what is wrong.")
-		fs.PrintDefaults()
-	}
+	fs := newCommand("health", "", 0,
+		"Exit 0 when the podjail service answers and its Podman and systemd bus do; else exit 1 with one line saying what is wrong.")
 	service := fs.String("service", "", "Unix socket `path` of the service (default: $PODJAIL_SERVICE, else the default socket)")
 	timeout := fs.Duration("timeout", 20*time.Second, "how long the checks may take together")
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return exitUsage
+	asJSON := fs.Bool("json", false, "print the checks as JSON on stdout")
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	line, err := health(ctx, servicePath(*service), func(rootless bool) (string, error) {
+	r := health(ctx, servicePath(*service), func(rootless bool) (string, error) {
 		bus := &systemd.Bus{User: rootless}
 		defer bus.Close()
 		return bus.Version(ctx)
 	})
-	if err != nil {
-		fmt.Fprintf(stdout, "unhealthy: %v\n", err)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(r)
+	} else {
+		fmt.Fprintln(stdout, r.line())
+	}
+	if !r.Healthy {
 		return exitFailure
 	}
-	fmt.Fprintf(stdout, "healthy: %s\n", line)
 	return exitOK
 }
 
@@ -56,31 +61,70 @@ func servicePath(flagValue string) string {
 	return sandbox.DefaultSocket()
 }
 
-// health checks the service at path, then the bus systemdVersion reaches,
-// and says what it found or the first thing that is wrong.
-func health(ctx context.Context, path string, systemdVersion func(rootless bool) (string, error)) (string, error) {
+// healthReport is what health found: its checks in order (the service
+// answers, its Podman, its systemd bus), up to the first that failed.
+type healthReport struct {
+	Healthy bool   `json:"healthy"`
+	Service string `json:"service"`
+	// Version is the service's podjail version, once its Podman answered.
+	Version string         `json:"version,omitempty"`
+	Checks  []plugin.Check `json:"checks"`
+}
+
+func (r *healthReport) pass(name, detail string) {
+	r.Checks = append(r.Checks, plugin.Check{Name: name, OK: true, Detail: detail})
+}
+
+func (r *healthReport) fail(name, fix string, err error) healthReport {
+	r.Checks = append(r.Checks, plugin.Check{Name: name, Detail: err.Error(), Fix: fix})
+	return *r
+}
+
+// line is the one line health prints: what answered, or the first thing
+// that is wrong.
+func (r healthReport) line() string {
+	last := r.Checks[len(r.Checks)-1]
+	if !r.Healthy {
+		return "unhealthy: " + last.Detail
+	}
+	parts := []string{fmt.Sprintf("podjail %s at %s", r.Version, r.Service)}
+	for _, c := range r.Checks[1:] {
+		parts = append(parts, c.Detail)
+	}
+	return "healthy: " + strings.Join(parts, ", ")
+}
+
+// health checks the service at path, then its Podman, then the bus
+// systemdVersion reaches, and says what it found up to the first thing
+// that is wrong.
+func health(ctx context.Context, path string, systemdVersion func(rootless bool) (string, error)) healthReport {
+	r := healthReport{Service: path}
+	const startService = "start the service (podjail.socket, or podjail serve), or name its socket with --service"
 	if path == "" {
-		return "", errors.New("no service socket: XDG_RUNTIME_DIR is unset and --service not given")
+		return r.fail("service", startService, errors.New("no service socket: XDG_RUNTIME_DIR is unset and --service not given"))
 	}
 	c, closeFn, err := sandbox.Dial(ctx, path)
 	if err != nil {
-		return "", fmt.Errorf("the podjail service does not answer: %v", err)
+		return r.fail("service", startService, fmt.Errorf("the podjail service does not answer: %v", err))
 	}
 	defer closeFn()
+	r.pass("service", "answers at "+path)
 	caps, err := c.Capabilities(ctx)
 	switch {
 	case errors.Is(err, sandbox.ErrUnavailable):
-		return "", fmt.Errorf("the service's Podman does not answer (is podman.socket up?): %v", err)
+		return r.fail("podman", "start the Podman API the service talks to (podman.socket)", fmt.Errorf("the service's Podman does not answer (is podman.socket up?): %v", err))
 	case err != nil:
-		return "", fmt.Errorf("the service answers but fails: %v", err)
+		return r.fail("podman", "", fmt.Errorf("the service answers but fails: %v", err))
 	}
-	line := fmt.Sprintf("podjail %s at %s, Podman %s", caps.Version, path, caps.Host.PodmanVersion)
-	if caps.Host.CgroupManager != "systemd" {
-		return line, nil
+	r.Version = caps.Version
+	r.pass("podman", "Podman "+caps.Host.PodmanVersion)
+	if caps.Host.CgroupManager == "systemd" {
+		v, err := systemdVersion(caps.Host.Rootless)
+		if err != nil {
+			return r.fail("systemd", "", fmt.Errorf("the systemd bus the runs' slices need does not answer: %v", err))
+		}
+		r.pass("systemd", "systemd "+v)
 	}
-	v, err := systemdVersion(caps.Host.Rootless)
-	if err != nil {
-		return "", fmt.Errorf("the systemd bus the runs' slices need does not answer: %v", err)
-	}
-	return line + ", systemd " + v, nil
+	r.Healthy = true
+	return r
 }

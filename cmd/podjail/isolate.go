@@ -36,8 +36,7 @@ const isolateDefaultImage = "localhost/podjail-gcc:latest"
 func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, log hclog.Logger) int {
 	cmd, err := isolate.ParseArgs(args)
 	if err != nil {
-		fmt.Fprint(stderr, err.Error())
-		return isolate.ExitSandbox
+		return isolateRejects(err, stdout, stderr)
 	}
 	root := isolateRoot()
 	switch cmd.Mode {
@@ -87,6 +86,24 @@ func isolateCommand(ctx context.Context, args []string, stdin io.Reader, stdout,
 		return isolate.ExitCode(meta)
 	}
 	fmt.Fprintf(stderr, "podjail isolate: %s is not supported\n", cmd.Mode)
+	return isolate.ExitSandbox
+}
+
+// isolateRejects answers a command line isolate rejects as isolate does
+// (isolate.c, usage()): its message on stderr, getopt's or isolate's own
+// with its "Try ... --help" line; after an error of getopt's, --help
+// among them (isolate has no such option), its usage on stdout; exit 2
+// either way. Judges read the status and stderr; the usage is for people.
+func isolateRejects(err error, stdout, stderr io.Writer) int {
+	var ue *isolate.UsageError
+	if !errors.As(err, &ue) {
+		fmt.Fprintln(stderr, err)
+		return isolate.ExitSandbox
+	}
+	fmt.Fprint(stderr, ue.Message)
+	if ue.Help {
+		fmt.Fprint(stdout, isolate.Usage+isolate.FrontNotes)
+	}
 	return isolate.ExitSandbox
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,27 +23,19 @@ import (
 const exitRejected = 3
 
 func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := flag.NewFlagSet("podjail judge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: podjail judge [flags] PROBLEM_DIR SOURCE")
-		fs.PrintDefaults()
-	}
-	url := urlFlag(fs)
+	fs := newCommand("judge", "PROBLEM_DIR SOURCE", 2,
+		"Builds SOURCE and judges it on every test of the problem in PROBLEM_DIR.")
+	url := urlFlag(fs.FlagSet)
 	langName := fs.String("lang", "", "the submission's `language` (default: from SOURCE's extension)")
 	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	stopFirst := fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
 	asJSON := fs.Bool("json", false, "print the judgement as JSON on stdout")
-	service := serviceFlag(fs)
+	service := serviceFlag(fs.FlagSet)
 	retryIE := fs.Bool("retry-ie", false, "judge a test that ended IE (a failure of the host or of podjail) once more on a fresh container before stopping")
 	parallel := fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 2 {
-		fs.Usage()
-		return exitUsage
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail judge: %v\n", err)

@@ -1,9 +1,19 @@
 // Command podjail judges untrusted code in Podman containers.
 //
-// Exit codes: 0 the command did its work (for run: the program ran, however
-// it ended; for judge: the submission was accepted); 1 a failure of podjail
-// or the host (for judge also IE and CF); 2 bad usage or input; 3 (judge)
-// the submission was judged and not accepted.
+// Exit codes (README.md has this table, word for word):
+//
+//	0    the command did its work: run's program ran, however it ended;
+//	     judge's submission was accepted; doctor's host is fit; health's
+//	     service is healthy; -h, --help and --version
+//	1    a failure of podjail or the host (Podman unreachable, an unfit host,
+//	     an unhealthy service); judge: the verdict is IE or CF
+//	2    bad usage or input: a bad flag or argument, a missing input file,
+//	     an image not in Podman's storage
+//	3    judge: the submission was judged and not accepted
+//	130  run: interrupted (SIGINT, SIGTERM)
+//
+// The isolate and omegajail fronts exit as the tools they imitate do
+// (docs/isolate.md, docs/omegajail.md).
 package main
 
 import (
@@ -16,21 +26,24 @@ import (
 	"syscall"
 
 	"github.com/hashicorp/go-hclog"
+
+	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
-const usage = `usage: podjail COMMAND [flags]
+const usage = `usage: podjail COMMAND [flags] ARGS...
 
 commands:
-  run      run one program in one fresh container and report how it ended
-  judge    build a submission and judge it on every test of a problem
+  run        run one program in one fresh container and report how it ended
+  judge      build a submission and judge it on every test of a problem
   omegajail  omegajail's command line, for omegaUp's Runner (docs/omegajail.md)
   isolate    isolate's command line, for CMS, Judge0 and others (docs/isolate.md)
-  doctor   check that this host can run podjail
-  bench    measure podjail against podman run on this host
-  serve    serve judges on a Unix socket; judge goes through it (docs/service.md)
-  health   say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
+  doctor     check that this host can run podjail
+  bench      measure podjail against podman run on this host
+  serve      serve judges on a Unix socket; judge goes through it (docs/service.md)
+  health     say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
+  version    print podjail's version
 
-Run "podjail COMMAND -h" for a command's flags.
+Run "podjail COMMAND --help" for a command's flags.
 `
 
 // Exit codes.
@@ -54,9 +67,16 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 {
+	// What needs nothing of the host is answered before podjail looks at it.
+	switch {
+	case len(args) == 0:
 		fmt.Fprint(stderr, usage)
 		return exitUsage
+	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	case args[0] == "--version" || args[0] == "version":
+		return versionCommand(args[1:], stdout, stderr)
 	}
 	if err := useHostDir(); err != nil {
 		fmt.Fprintf(stderr, "podjail: %v\n", err)
@@ -75,7 +95,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "judge":
 		return judgeCommand(ctx, args[1:], stdout, stderr, log)
 	case "omegajail":
-		return omegajailCommand(ctx, args[1:], stderr, log)
+		return omegajailFront(ctx, args[1:], stdout, stderr, log)
 	case "isolate":
 		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
 	case "health":
@@ -83,16 +103,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "doctor":
 		return doctorCommand(ctx, args[1:], stdout, stderr)
 	case "serve":
-		return serveCommand(ctx, args[1:], stderr, log)
+		return serveCommand(ctx, args[1:], stdout, stderr, log)
 	case "bench":
 		return benchCommand(ctx, args[1:], stdout, stderr, log)
-	case "-h", "--help", "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
 	default:
 		fmt.Fprintf(stderr, "podjail: unknown command %q\n\n%s", args[0], usage)
 		return exitUsage
 	}
+}
+
+// versionCommand prints "podjail VERSION": the version set at link time
+// (the RPM's), else the module's or the VCS revision's.
+func versionCommand(args []string, stdout, stderr io.Writer) int {
+	fs := newCommand("version", "", 0, "Prints podjail's version.")
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
+	}
+	fmt.Fprintf(stdout, "podjail %s\n", engine.BuildVersion())
+	return exitOK
 }
 
 // stdinOf is the process's stdin when stdout is the process's own (the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -111,7 +112,7 @@ func TestCheckMetricsAddr(t *testing.T) {
 // The service refuses --metrics off localhost before it does anything.
 func TestServeRefusesMetricsOffLocalhost(t *testing.T) {
 	var stderr bytes.Buffer
-	code := serveCommand(context.Background(), []string{"--metrics", "0.0.0.0:9464"}, &stderr, hclog.NewNullLogger())
+	code := serveCommand(context.Background(), []string{"--metrics", "0.0.0.0:9464"}, io.Discard, &stderr, hclog.NewNullLogger())
 	if code != exitUsage || !strings.Contains(stderr.String(), "proxy") {
 		t.Errorf("serve --metrics 0.0.0.0:9464: exit %d, %q; want %d and what to do", code, stderr.String(), exitUsage)
 	}

@@ -19,7 +19,24 @@ import (
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/omegajail"
 	"github.com/podjail/podjail/plugin/runner"
+	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
+
+// omegajailFront answers -h/--help and -V/--version as clap does for
+// omegajail, on stdout with exit 0; any other command line goes to
+// omegajailCommand, which parses it again (the same pure ParseArgs).
+func omegajailFront(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
+	_, err := omegajail.ParseArgs(args)
+	switch {
+	case errors.Is(err, omegajail.ErrHelp):
+		fmt.Fprint(stdout, omegajail.Usage())
+		return exitOK
+	case errors.Is(err, omegajail.ErrVersion):
+		fmt.Fprintf(stdout, "omegajail (podjail %s)\n", engine.BuildVersion())
+		return exitOK
+	}
+	return omegajailCommand(ctx, args, stderr, log)
+}
 
 // omegajailCommand does what omegaUp's Runner asks of omegajail (see
 // docs/omegajail.md): compile into the home directory, or run in it, each

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,13 +21,9 @@ import (
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := flag.NewFlagSet("podjail run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: podjail run --image IMAGE [flags] -- PROGRAM [ARGS...]")
-		fs.PrintDefaults()
-	}
-	url := urlFlag(fs)
+	fs := newCommand("run", "--image IMAGE -- PROGRAM [ARGS...]", anyArgs,
+		"Runs PROGRAM, a path in IMAGE, in one fresh container and reports how it ended.")
+	url := urlFlag(fs.FlagSet)
 	var req runner.RunRequest
 	var outputLimit, memory byteSize = runner.DefaultOutputLimit, runner.DefaultMemory
 	fs.StringVar(&req.Image, "image", "", "container `image` holding the program (required)")
@@ -43,9 +38,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
 	verbose := fs.Bool("v", false, "also print the container's own figures")
-	service := serviceFlag(fs)
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	service := serviceFlag(fs.FlagSet)
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	req.Command = fs.Args()
 	req.Limits.Output, req.Limits.Memory = int64(outputLimit), int64(memory)

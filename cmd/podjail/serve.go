@@ -28,14 +28,10 @@ import (
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
-func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclog.Logger) int {
-	fs := flag.NewFlagSet("podjail serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: podjail serve [flags]\n\nServes podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.")
-		fs.PrintDefaults()
-	}
-	url := urlFlag(fs)
+func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
+	fs := newCommand("serve", "", 0,
+		"Serves podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.")
+	url := urlFlag(fs.FlagSet)
 	listen := fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
 	group := fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
 	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
@@ -44,9 +40,9 @@ func serveCommand(ctx context.Context, args []string, stderr io.Writer, log hclo
 	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
 	shapes := fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
 	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
-	limits := limitFlags(fs)
-	if err := fs.Parse(args); err != nil || fs.NArg() != 0 {
-		return exitUsage
+	limits := limitFlags(fs.FlagSet)
+	if code, done := fs.parse(args, stdout, stderr); done {
+		return code
 	}
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
