@@ -50,7 +50,9 @@ func TestIsolateBoxIsTheCallersAlone(t *testing.T) {
 			t.Errorf("%s as nobody: %v, want a refusal\n%s", strings.Join(argv, " "), err, out)
 		}
 	}
-	r = isolateWith(t, env, root, extra, nil, "-b", "5", "-i", "/box/input", "--run", "--", testProgram, "cat")
+	// The test program is Go: its runtime's threads need more than
+	// isolate's default of one process.
+	r = isolateWith(t, env, root, extra, nil, "-b", "5", "-i", "/box/input", "--processes=64", "--run", "--", testProgram, "cat")
 	if r.code != 0 || r.stdout != secret {
 		t.Errorf("the program reading its box: exit %d, stdout %q; want 0 and the input", r.code, r.stdout)
 	}
