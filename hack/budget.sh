@@ -69,8 +69,8 @@ slowest_tests() {
 		[ -f "$log" ] || continue
 		echo "  $name $tag: $res, ${secs#seconds=} s; its $slowest slowest tests (s):"
 		sed -n 's/^--- \(PASS\|FAIL\): \(Test[^ ]*\) (\([0-9.]*\)s)$/\3 \2 \1/p' "$log" |
-			sort -rn | head -n "$slowest" |
-			awk '{ printf "  %8.1f  %s%s\n", $1, $2, ($3 == "FAIL" ? "  FAIL" : "") }'
+			sort -rn |
+			awk -v n="$slowest" 'NR <= n { printf "  %8.1f  %s%s\n", $1, $2, ($3 == "FAIL" ? "  FAIL" : "") }'
 	done <"$dir/summary.txt"
 }
 

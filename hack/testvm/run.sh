@@ -158,7 +158,7 @@ if [ -s "$out/summary.txt" ]; then
 		[ -f "$out/$name.$mode.log" ] || continue
 		echo "== testvm: $name $mode, slowest tests (s):"
 		sed -n 's/^--- [A-Z]*: \(Test[^ ]*\) (\([0-9.]*\)s)$/\2 \1/p' "$out/$name.$mode.log" |
-			sort -rn | head -n 12 | awk '{ printf "  %8.1f %s\n", $1, $2 }'
+			sort -rn | awk 'NR <= 12 { printf "  %8.1f %s\n", $1, $2 }'
 	done <"$out/summary.txt"
 fi
 
