@@ -22,14 +22,7 @@ func TestIsolateBoxIsTheCallersAlone(t *testing.T) {
 		t.Skip("reads the box as another user (nobody), which needs root: the rootful pass runs this test")
 	}
 	// Reachable by nobody: t.TempDir's parents are root's alone.
-	root, err := os.MkdirTemp("", "podjail-isolate-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(root) })
-	if err := os.Chmod(root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	root := openDir(t, "podjail-isolate-", 0o755)
 	extra := []string{"PODJAIL_ISOLATE_IMAGE=" + env.Image}
 	r := isolateWith(t, env, root, extra, nil, "-b", "5", "--init")
 	dir := strings.TrimSpace(r.stdout)

@@ -185,14 +185,7 @@ func TestServeBoundsAmongCallers(t *testing.T) {
 	if env.Rootless {
 		t.Skip("starts callers as other users, which needs root: the rootful pass runs this test")
 	}
-	dir, err := os.MkdirTemp("", "podjail-bounds-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	dir := openDir(t, "podjail-bounds-", 0o777)
 	// The callers run a copy of this binary that every user may execute.
 	bin := filepath.Join(dir, "client")
 	if err := copyExecutable(os.Args[0], bin); err != nil {

@@ -138,14 +138,7 @@ func TestServeTakesAnotherUsersInputWhole(t *testing.T) {
 		t.Skip("starts a client as another user (nobody), which needs root: the rootful pass runs this test")
 	}
 	// Reachable by nobody: t.TempDir's parents are root's alone.
-	dir, err := os.MkdirTemp("", "podjail-group-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	dir := openDir(t, "podjail-group-", 0o777)
 	sock := filepath.Join(dir, "podjail.sock")
 	stop := startServiceAt(t, env, sock, syscall.SIGTERM, "--group", "65534")
 	input, output := filepath.Join(dir, "input"), filepath.Join(dir, "stdout")

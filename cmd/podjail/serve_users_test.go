@@ -43,7 +43,7 @@ func TestServiceCallerGetsOnlyItsOwn(t *testing.T) {
 	if err := os.WriteFile(secret, []byte(secretText+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	open := openDir(t, "pj-users-")
+	open := openDir(t, "pj-users-", 0o777)
 	work := filepath.Join(open, "work")
 	if err := os.Mkdir(work, 0o755); err != nil {
 		t.Fatal(err)
@@ -130,16 +130,17 @@ func TestServiceCallerGetsOnlyItsOwn(t *testing.T) {
 	}
 }
 
-// openDir makes a directory every user may enter and write, removed at
-// the end (t.TempDir's parents are root's alone).
-func openDir(t *testing.T, prefix string) string {
+// openDir makes a directory of mode under the temporary directory,
+// removed at the end: other users reach it, where t.TempDir's parents are
+// root's alone.
+func openDir(t *testing.T, prefix string, mode os.FileMode) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", prefix)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o777); err != nil {
+	if err := os.Chmod(dir, mode); err != nil {
 		t.Fatal(err)
 	}
 	return dir
