@@ -101,7 +101,8 @@ func (s *Server) problemDir(ctx context.Context, dir string) (string, func(), er
 }
 
 // inputFrom copies r, at most maxUpload bytes, to a new input file of the
-// server's own.
+// server's own, which the Podman service mounts (0600: the shim opens it
+// as the container's root, which is this process's user).
 func (s *Server) inputFrom(r io.Reader, what string) (string, error) {
 	f, err := os.CreateTemp(s.dir, "input-")
 	if err != nil {

@@ -68,8 +68,9 @@ type ServerOptions struct {
 	TmpDir string
 	// Log receives the server's log. Zero value: nothing is logged.
 	Log hclog.Logger
-	// MaxUpload bounds an Exec input sent whole (kept in TmpDir for the
-	// run), and a Run's input_path read for a caller of another user.
+	// MaxUpload bounds an input kept in TmpDir for its run: an Exec's sent
+	// whole, a Run's input_data, and a Run's input_path read for a caller
+	// of another user.
 	// Zero value: DefaultMaxUpload.
 	MaxUpload int64
 	// MaxProblemBytes bounds the files of a Judge's problem_dir copied for
@@ -283,7 +284,7 @@ func (s *Server) Run(ctx context.Context, req *pb.RunRequest) (*pb.RunResponse, 
 		defer remove()
 		x.InputPath = path
 	case *pb.RunRequest_InputData:
-		path, err := s.writeInput(in.InputData)
+		path, err := s.inputFrom(bytes.NewReader(in.InputData), "run: input_data")
 		if err != nil {
 			return nil, s.fail("run", err)
 		}
@@ -399,25 +400,6 @@ func (s *Server) unacquire(id string, h *handle) {
 	if gone {
 		_ = os.RemoveAll(h.Dir)
 	}
-}
-
-// writeInput puts a run's input in a file the Podman service can mount
-// (0600: the shim opens it as the container's root, which is this
-// process's user).
-func (s *Server) writeInput(data []byte) (string, error) {
-	f, err := os.CreateTemp(s.dir, "input-")
-	if err != nil {
-		return "", err
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = os.Remove(f.Name())
-		return "", err
-	}
-	return f.Name(), nil
 }
 
 func randomHex(n int) string {
