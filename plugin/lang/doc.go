@@ -23,6 +23,11 @@
 //	go       Go 1.24      .go                   go build -trimpath -ldflags=-s -o main main.go (static)
 //	rust     Rust 2021    .rs                   rustc --edition=2021 -O -C target-feature=+crt-static ...
 //	javascript Node.js    .js                   check: node --check main.js; run: node main.js
+//	pascal   Free Pascal  .pas .pp              fpc -O2 -XS -Xs -omain main.pas (static)
+//	haskell  GHC          .hs                   ghc -O2 -o main main.hs
+//	csharp   Mono         .cs                   mcs -optimize+ -out:main.exe main.cs; run: mono main.exe
+//	php      PHP          .php                  check: php -l main.php; run: php -d memory_limit=-1 main.php
+//	pypy3    PyPy 3       (none)                check: pypy3 -S -m py_compile main.py; run: pypy3 -S main.py
 //
 // Load merges a languages file into it (podjail's --languages flag).
 //
@@ -73,18 +78,18 @@
 //	# No Python on this host.
 //	python3: ~
 //
-//	# A new language: PyPy, with its JIT, from a site image.
-//	pypy3:
-//	  name: Python 3 (PyPy)
-//	  aliases: [pypy]
-//	  extensions: [.pypy]
-//	  build_image: registry.example.org/judge/pypy:3
-//	  run_image: registry.example.org/judge/pypy:3
-//	  source: main.py
-//	  compile: [/usr/bin/pypy3, -m, py_compile, main.py]
-//	  artefacts: [main.py]
-//	  run: [/usr/bin/pypy3, /run/podjail/artefact/main.py]
-//	  env: [PYPY_GC_MAX=1GB]
+//	# A new language: Ruby, from a site image.
+//	ruby:
+//	  name: Ruby 3
+//	  aliases: [rb]
+//	  extensions: [.rb]
+//	  build_image: registry.example.org/judge/ruby:3
+//	  run_image: registry.example.org/judge/ruby:3
+//	  source: main.rb
+//	  compile: [/usr/bin/ruby, -c, main.rb]
+//	  artefacts: [main.rb]
+//	  run: [/usr/bin/ruby, --disable-gems, /run/podjail/artefact/main.rb]
+//	  env: [RUBY_MAX_CPU=1]
 //	  extra_time: 500ms
 //	  build_memory: 1GiB
 //

@@ -61,18 +61,18 @@ cpp20:
 # No Python on this host.
 python3: ~
 
-# A new language: PyPy, with its JIT, from a site image.
-pypy3:
-  name: Python 3 (PyPy)
-  aliases: [pypy]
-  extensions: [.pypy]
-  build_image: registry.example.org/judge/pypy:3
-  run_image: registry.example.org/judge/pypy:3
-  source: main.py
-  compile: [/usr/bin/pypy3, -m, py_compile, main.py]
-  artefacts: [main.py]
-  run: [/usr/bin/pypy3, /run/podjail/artefact/main.py]
-  env: [PYPY_GC_MAX=1GB]
+# A new language: Ruby, from a site image.
+ruby:
+  name: Ruby 3
+  aliases: [rb]
+  extensions: [.rb]
+  build_image: registry.example.org/judge/ruby:3
+  run_image: registry.example.org/judge/ruby:3
+  source: main.rb
+  compile: [/usr/bin/ruby, -c, main.rb]
+  artefacts: [main.rb]
+  run: [/usr/bin/ruby, --disable-gems, /run/podjail/artefact/main.rb]
+  env: [RUBY_MAX_CPU=1]
   extra_time: 500ms
   build_memory: 1GiB
 `
@@ -82,15 +82,16 @@ func TestLoadDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "go", "java", "javascript", "pypy3", "rust"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "csharp", "go", "haskell", "java", "javascript",
+		"pascal", "php", "pypy3", "ruby", "rust"}; !slices.Equal(got, want) {
 		t.Errorf("IDs() = %q, want %q", got, want)
 	}
-	j := mustLookup(t, tab, "PYPY")
-	if j.ID != "pypy3" || j.ExtraTime != 500*time.Millisecond || j.BuildMemoryBytes != 1<<30 || j.Run[0] != "/usr/bin/pypy3" ||
-		!slices.Equal(j.Env, []string{"PYPY_GC_MAX=1GB"}) {
-		t.Errorf("pypy3 = %+v", j)
+	j := mustLookup(t, tab, "RB")
+	if j.ID != "ruby" || j.ExtraTime != 500*time.Millisecond || j.BuildMemoryBytes != 1<<30 || j.Run[0] != "/usr/bin/ruby" ||
+		!slices.Equal(j.Env, []string{"RUBY_MAX_CPU=1"}) {
+		t.Errorf("ruby = %+v", j)
 	}
-	for file, id := range map[string]string{"a.cpp": "cpp20", "a.cc": "cpp17", "a.pypy": "pypy3"} {
+	for file, id := range map[string]string{"a.cpp": "cpp20", "a.cc": "cpp17", "a.rb": "ruby"} {
 		if l, err := tab.ForFile(file); err != nil || l.ID != id {
 			t.Errorf("ForFile(%q) = %q, %v; want %q", file, l.ID, err, id)
 		}
@@ -153,14 +154,14 @@ func TestLoadErrors(t *testing.T) {
 		{"go:\n  env: [GOMAXPROCS]\n", `line 2: language "go": env: "GOMAXPROCS" must be NAME=VALUE`},
 		{"java:\n  memory_exit_code: three\n", `line 2: language "java": memory_exit_code: "three" is not a whole number`},
 		{"java:\n  memory_exit_code: 300\n", `line 2: language "java": memory_exit_code: 300 is not an exit code`},
-		{"pascal: ~\n", `line 1: language "pascal": a null entry removes a language, but there is none`},
+		{"cobol: ~\n", `line 1: language "cobol": a null entry removes a language, but there is none`},
 		// Validation after the merge blames the field's line, or the entry's.
 		{"cpp17:\n  name: x\n  run: [main]\n", `line 3: language "cpp17": run: argv[0] "main" must be an absolute path`},
 		{"cpp17:\n  artefacts: [../main]\n", `line 2: language "cpp17": artefacts: "../main" must be a plain file name`},
 		{"cpp17:\n  compile: ~\n", `line 1: language "cpp17": artefacts: ["main"] without compile`},
-		{"pascal:\n  name: Pascal\n  source: main.pas\n  run: [/run/podjail/artefact/main]\n", `line 1: language "pascal": run_image: not set`},
-		{"pascal:\n  run_image: x\n  source: main.pas\n  compile: [/usr/bin/fpc, main.pas]\n  artefacts: [main]\n  run: [/x]\n",
-			`line 1: language "pascal": build_image: not set`},
+		{"cobol:\n  name: COBOL\n  source: main.cob\n  run: [/run/podjail/artefact/main]\n", `line 1: language "cobol": run_image: not set`},
+		{"cobol:\n  run_image: x\n  source: main.cob\n  compile: [/usr/bin/cobc, -x, main.cob]\n  artefacts: [main]\n  run: [/x]\n",
+			`line 1: language "cobol": build_image: not set`},
 		{"Rust Lang: {}\n", `language "rust lang": id: "rust lang" must be`},
 		{"c11:\n  extensions: [.c, .cpp]\n", `line 2: language "c11": extensions: ".cpp" is already claimed by "cpp17"`},
 		{"python3:\n  aliases: [c]\n", `line 2: language "python3": aliases: the name "c" is already taken by "c11"`},

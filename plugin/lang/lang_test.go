@@ -16,7 +16,8 @@ func TestEmbeddedTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded languages.yaml: %v", err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "go", "java", "javascript", "python3", "rust"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "csharp", "go", "haskell", "java", "javascript",
+		"pascal", "php", "pypy3", "python3", "rust"}; !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %q, want %q", got, want)
 	}
 	if Default() != Default() {
@@ -31,22 +32,23 @@ func TestEmbeddedTable(t *testing.T) {
 			t.Errorf("%s: %v", id, err)
 		}
 		// Only the JVM's start is paid for; only the slow compilers get more.
-		if (l.ExtraTime != 0) != (id == "java") || (l.BuildTimeLimit != 0) != slices.Contains([]string{"java", "go", "rust"}, id) {
+		if (l.ExtraTime != 0) != (id == "java") || (l.BuildTimeLimit != 0) != slices.Contains([]string{"java", "go", "rust", "haskell", "csharp"}, id) {
 			t.Errorf("%s: extra time or build limits: %+v", id, l)
 		}
 		// Only programs that both the Debian images (hack/testvm) and the
-		// Fedora ones (contrib/images) have, at these paths.
+		// Fedora ones (contrib/images) have, at these paths; podjail-cms's
+		// are Debian's in both (TestCMSImageLanguages).
 		for _, argv := range [][]string{l.Compile, l.Run} {
 			if len(argv) == 0 {
 				continue
 			}
 			if p := argv[0]; !slices.Contains([]string{"/usr/bin/gcc", "/usr/bin/g++", "/usr/bin/python3", "/bin/sh", "/usr/bin/java",
-				"/usr/bin/go", "/usr/bin/rustc", "/usr/bin/node"}, p) &&
+				"/usr/bin/go", "/usr/bin/rustc", "/usr/bin/node"}, p) && !slices.Contains(cmsPrograms, p) &&
 				!strings.HasPrefix(p, ArtefactDir+"/") {
 				t.Errorf("%s: unexpected program %q", id, p)
 			}
 		}
-		if len(l.Compile) > 0 && (strings.HasPrefix(l.Compile[0], "/usr/bin/g") || l.Compile[0] == "/usr/bin/rustc") {
+		if len(l.Compile) > 0 && slices.Contains([]string{"/usr/bin/gcc", "/usr/bin/g++", "/usr/bin/go", "/usr/bin/rustc"}, l.Compile[0]) {
 			// Run containers only mount the binary: it must be static.
 			if !(slices.Contains(l.Compile, "-static") || slices.Contains(l.Compile, "target-feature=+crt-static") || slices.Contains(l.Env, "CGO_ENABLED=0")) || !slices.Equal(l.Artefacts, []string{"main"}) ||
 				!slices.Equal(l.Run, []string{ArtefactDir + "/main"}) {
@@ -66,6 +68,61 @@ func TestEmbeddedTable(t *testing.T) {
 	}
 }
 
+// cmsPrograms are the programs of the languages that live in podjail-cms,
+// each at the path CMS's language classes call it too.
+var cmsPrograms = []string{"/usr/bin/fpc", "/usr/bin/ghc", "/usr/bin/mcs", "/usr/bin/mono", "/usr/bin/php", "/usr/bin/pypy3"}
+
+// TestCMSImageLanguages: the languages that need podjail-cms build and run
+// there, and both recipes of that image install their programs' packages.
+func TestCMSImageLanguages(t *testing.T) {
+	want := map[string][]string{ // ID: the programs its commands start
+		"pascal": {"/usr/bin/fpc"}, "haskell": {"/usr/bin/ghc"}, "csharp": {"/usr/bin/mcs", "/usr/bin/mono"},
+		"php": {"/usr/bin/php"}, "pypy3": {"/usr/bin/pypy3"},
+	}
+	for id, progs := range want {
+		l, err := Default().Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.BuildImage != "localhost/podjail-cms:latest" || l.RunImage != l.BuildImage {
+			t.Errorf("%s: images %q, %q; want localhost/podjail-cms:latest", id, l.BuildImage, l.RunImage)
+		}
+		var got []string
+		for _, argv := range [][]string{l.Compile, l.Run} {
+			if !strings.HasPrefix(argv[0], ArtefactDir+"/") && !slices.Contains(got, argv[0]) {
+				got = append(got, argv[0])
+			}
+		}
+		if !slices.Equal(got, progs) {
+			t.Errorf("%s: starts %q, want %q", id, got, progs)
+		}
+	}
+	packages := []string{"fp-compiler", "ghc", "mono-mcs", "mono-runtime", "php-cli", "pypy3", "zip"}
+	for _, file := range []string{"../../hack/testvm/packages-cms.txt", "../../contrib/images/cms.Containerfile"} {
+		words := fileWords(t, file)
+		for _, p := range packages {
+			if !slices.Contains(words, p) {
+				t.Errorf("%s does not install %s", file, p)
+			}
+		}
+	}
+}
+
+// fileWords are the words of file outside '#' comments.
+func fileWords(t *testing.T, file string) []string {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var words []string
+	for line := range strings.Lines(string(data)) {
+		line, _, _ = strings.Cut(line, "#")
+		words = append(words, strings.Fields(line)...)
+	}
+	return words
+}
+
 // TestImagesHaveStaticLibraries ties the table's -static to the image
 // recipes: libc.a/libm.a (libc6-dev, glibc-static) and libstdc++.a (g++ ->
 // libstdc++-14-dev, libstdc++-static).
@@ -76,15 +133,7 @@ func TestImagesHaveStaticLibraries(t *testing.T) {
 		"../../contrib/images/gcc.Containerfile":     {"gcc", "gcc-c++", "glibc-static", "libstdc++-static"},
 		"../../contrib/images/python3.Containerfile": {"python3"},
 	} {
-		data, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var words []string // outside comments
-		for line := range strings.Lines(string(data)) {
-			line, _, _ = strings.Cut(line, "#")
-			words = append(words, strings.Fields(line)...)
-		}
+		words := fileWords(t, file)
 		for _, w := range want {
 			if !slices.Contains(words, w) {
 				t.Errorf("%s does not install %s", file, w)
@@ -100,6 +149,8 @@ func TestLookup(t *testing.T) {
 		"cpp17": "cpp17", "C++": "cpp17", "CPP": "cpp17", "c++17": "cpp17",
 		"CPP20": "cpp20", "c++20": "cpp20",
 		"python3": "python3", "Py": "python3", "PY3": "python3", " python ": "python3",
+		"pas": "pascal", "FPC": "pascal", "hs": "haskell", "ghc": "haskell", "C#": "csharp", "cs": "csharp", "mono": "csharp",
+		"php": "php", "PHP8": "php", "pypy": "pypy3", "PyPy3": "pypy3",
 	} {
 		l, err := tab.Lookup(name)
 		if err != nil || l.ID != id {
@@ -137,6 +188,7 @@ func TestForFile(t *testing.T) {
 	for file, id := range map[string]string{
 		"main.c": "c11", "/tmp/x/A.C": "c11", "sol.cpp": "cpp17", "sol.cc": "cpp17", "a.b.CXX": "cpp17",
 		"x.c++": "cpp17", "dir.py/solution.PY": "python3", "Main.java": "java", "main.go": "go", "main.rs": "rust", "a.js": "javascript",
+		"main.pas": "pascal", "main.PP": "pascal", "Main.hs": "haskell", "Main.cs": "csharp", "index.php": "php",
 	} {
 		l, err := tab.ForFile(file)
 		if err != nil || l.ID != id {
