@@ -19,16 +19,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache_root=${PODJAIL_TESTVM_CACHE:-/var/cache/podjail-testvm}
 mirror=${PODJAIL_TESTVM_MIRROR:-http://deb.debian.org/debian}
 suite=trixie
-disk_size=12288M
+# sparse; podjail-cms adds about 2 GB to each of the two stores (root, tester)
+disk_size=16384M
 
 # Everything the image is made from. run.sh and guest-run.sh are not: they are used at run time.
 IMAGE_INPUTS=(build.sh configure-rootfs.sh import-native.sh toolchain-rootfs.sh
-	packages-vm.txt packages-gcc.txt packages-python3.txt packages-langs.txt prepare-langs.sh)
+	packages-vm.txt packages-gcc.txt packages-python3.txt packages-langs.txt prepare-langs.sh
+	packages-cms.txt prepare-cms.sh)
 # Toolchain images localhost/podjail-NAME:latest, each from packages-NAME.txt (and
 # prepare-NAME.sh when there is one).
-TOOLCHAINS=(gcc python3 langs)
+TOOLCHAINS=(gcc python3 langs cms)
 # Other names an image is tagged with: one image, one import, for several languages.
-declare -A TAGS=([langs]="java go rust node")
+declare -A TAGS=([langs]="java go rust node" [cms]="judge0")
 
 step() { echo "== testvm build $(date +%T) $*"; }
 die() {
