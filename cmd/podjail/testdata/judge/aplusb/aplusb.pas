@@ -1,0 +1,7 @@
+program aplusb;
+var
+	a, b: int64;
+begin
+	readln(a, b);
+	writeln(a + b);
+end.

@@ -1,0 +1,3 @@
+<?php
+fscanf(STDIN, "%d %d", $a, $b);
+echo $a + $b, "\n";
