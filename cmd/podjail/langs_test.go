@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -100,4 +101,54 @@ func TestJudgeLanguages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestJudgeCMSImageLanguages judges A+B in each language of the table that
+// lives in podjail-cms, accepted, and a source of each that does not
+// compile, CE with what the build said: one build and one run each, in
+// each mode (the other verdicts do not depend on the language).
+func TestJudgeCMSImageLanguages(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	// 10 s: Mono's and PyPy's start is JIT compiling, slow under the VM's
+	// emulation; 256 MiB: PyPy alone starts with some 50 MB.
+	dir := writeProblemFiles(t, map[string]string{
+		"problem.yaml": "name: aplusb\ntime_limit: 10\nmemory_limit: 256M\noutput_limit: 1M\n",
+		"tests/1.in":   "19 23\n",
+		"tests/1.ans":  "42\n",
+	})
+	for _, l := range []struct{ id, src, broken, ce string }{
+		// A unit compiles to no program: the table's hint.
+		{"pascal", "aplusb.pas", "unit u;\ninterface\nimplementation\nend.\n",
+			"the build made no main: Make sure the source is a program, not a unit"},
+		// A module not named Main links nothing: GHC says so.
+		{"haskell", "aplusb.hs", "module Solution where\nmain :: IO ()\nmain = print 1\n", "There is no module named"},
+		{"csharp", "aplusb.cs", "class B { static void Main( { } }\n", "error CS1525"},
+		{"php", "aplusb.php", "<?php\necho 1 +;\n", "PHP Parse error"},
+		{"pypy3", "aplusb.py", "print(1 +\n", "SyntaxError"},
+	} {
+		t.Run(l.id, func(t *testing.T) {
+			res, code := judgeJSON(t, env, "--lang", l.id, dir, filepath.Join(src, "aplusb", l.src))
+			if res.Verdict != plugin.AC || code != exitOK {
+				t.Errorf("A+B: %s (%s: %s), exit %d; want AC", res.Verdict, res.Note, res.Build.Output, code)
+			}
+			t.Logf("build: %.3f s, %d B; run: %d B", res.Build.Time.Seconds(), res.Build.Peak, peakOf(res))
+			broken := filepath.Join(t.TempDir(), "broken"+filepath.Ext(l.src))
+			if err := os.WriteFile(broken, []byte(l.broken), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			res, code = judgeJSON(t, env, "--lang", l.id, dir, broken)
+			if text := res.Note + "\n" + res.Build.Output; res.Verdict != plugin.CE || code != exitRejected || !strings.Contains(text, l.ce) {
+				t.Errorf("broken source: %s, exit %d (%s); want CE, exit %d, with %q", res.Verdict, code, text, exitRejected, l.ce)
+			}
+		})
+	}
+}
+
+// peakOf is the first test's peak memory, 0 if none was judged.
+func peakOf(res plugin.JudgeResult) int64 {
+	if len(res.Tests) == 0 {
+		return 0
+	}
+	return res.Tests[0].Peak
 }
