@@ -43,7 +43,7 @@ type cmsLang struct {
 func gpp(std string) cmsLang {
 	return cmsLang{
 		name: "C++" + std + " / g++", src: "aplusb.cpp", ext: ".cpp",
-		compile: [][]string{{"/usr/bin/g++", "-DEVAL", "-std=gnu++" + std, "-O2", "-pipe", "-static", "-s", "-o", "batch", "batch.cpp"}},
+		compile:  [][]string{{"/usr/bin/g++", "-DEVAL", "-std=gnu++" + std, "-O2", "-pipe", "-static", "-s", "-o", "batch", "batch.cpp"}},
 		evaluate: []string{"./batch"}, exe: "batch", broken: "int main( {\n", ceText: "error", limit: "2",
 	}
 }
