@@ -106,6 +106,10 @@ var cmsLangs = []cmsLang{
 	},
 }
 
+// testName is the language's name without the slash, which would make a
+// subtest of its own: "C11 gcc", "Python 3 PyPy".
+func (l cmsLang) testName() string { return strings.ReplaceAll(l.name, " / ", " ") }
+
 // cmsLangNamed is the language a contest lists as name.
 func cmsLangNamed(t *testing.T, name string) cmsLang {
 	t.Helper()
@@ -130,7 +134,7 @@ func TestIsolateCMSLanguages(t *testing.T) {
 	extra := []string{"PODJAIL_ISOLATE_IMAGE=" + cmsImage}
 	t.Run("each", func(t *testing.T) {
 		for i, l := range cmsLangs {
-			t.Run(l.name, func(t *testing.T) {
+			t.Run(l.testName(), func(t *testing.T) {
 				t.Parallel()
 				cmsAcceptsAndRejects(t, env, extra, src, l, 2000+i, 1000)
 			})
@@ -150,7 +154,8 @@ func TestIsolateCMSDefaultContest(t *testing.T) {
 	sock, stop := startService(t, env, "--drain", "2s")
 	extra := []string{"PODJAIL_ISOLATE_IMAGE=" + cmsImage, "PODJAIL_SERVICE=" + sock}
 	for i, name := range []string{"C11 / gcc", "C++20 / g++", "Pascal / fpc"} {
-		t.Run(name, func(t *testing.T) { cmsAcceptsAndRejects(t, env, extra, src, cmsLangNamed(t, name), 2100+i, 1) })
+		l := cmsLangNamed(t, name)
+		t.Run(l.testName(), func(t *testing.T) { cmsAcceptsAndRejects(t, env, extra, src, l, 2100+i, 1) })
 	}
 	if code, log := stop(); code != 0 || !strings.Contains(log, cmsImage) {
 		t.Errorf("service: exit %d, its log does not name %s\n%s", code, cmsImage, log)
