@@ -170,3 +170,37 @@ func TestJudge0Links(t *testing.T) {
 		}
 	}
 }
+
+// TestLanguageDocsNameTheTests keeps docs/cms.md's and docs/judge0.md's
+// tables naming the VM subtest of every language the tests above run.
+func TestLanguageDocsNameTheTests(t *testing.T) {
+	sub := func(name string) string { return strings.ReplaceAll(name, " ", "_") } // as go test names it
+	for file, names := range map[string][]string{
+		"cms.md":    cmsTestNames(),
+		"judge0.md": judge0TestNames(),
+	} {
+		doc, err := os.ReadFile(filepath.Join("..", "..", "docs", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range names {
+			if !strings.Contains(string(doc), "/"+sub(n)+"`") {
+				t.Errorf("docs/%s names no test of %q", file, n)
+			}
+		}
+	}
+}
+
+func cmsTestNames() (out []string) {
+	for _, l := range cmsLangs {
+		out = append(out, l.testName())
+	}
+	return out
+}
+
+func judge0TestNames() (out []string) {
+	for _, r := range judge0Rows {
+		out = append(out, r.name)
+	}
+	return out
+}
