@@ -72,9 +72,12 @@ func TestIsolateJudge0Languages(t *testing.T) {
 }
 
 // judge0APlusB is one submission of row in box id: init, compile, run,
-// cleanup. The run's limits are a submission's that asks for 10 s (Judge0
-// allows up to 15; its default 5 is too close to a JVM's start under the
-// VM's emulation), the rest Judge0's defaults (app/helpers/config.rb).
+// cleanup. The limits are Judge0's defaults (app/helpers/config.rb) but
+// two: the run's time is a submission's that asks for 10 s (Judge0 allows
+// up to 15; its default 5 is too close to a JVM's start under the VM's
+// emulation), and the compile's files may have 16 MiB, judge0.conf's
+// MAX_MAX_FILE_SIZE=16384 that docs/judge0.md asks for (GHC's and rustc's
+// A+B are 10 and 11 MB, above the default 4 MiB).
 func judge0APlusB(t *testing.T, env hosttest.Env, src string, row judge0Row, id int) {
 	root := t.TempDir()
 	_ = os.Chmod(root, 0o777)
@@ -106,7 +109,7 @@ func judge0APlusB(t *testing.T, env hosttest.Env, src string, row judge0Row, id 
 	meta := filepath.Join(t.TempDir(), "metadata.txt")
 	if row.compile != "" {
 		args := append([]string{"--cg", "-s", "-b", b, "-M", meta, "--stderr-to-stdout", "-i", "/dev/null", "-t", "30.0", "-x", "0",
-			"-w", "60.0", "-k", "128000", "-p120", "--cg-timing", "--cg-mem=512000", "-f", "4096"}, env0...)
+			"-w", "60.0", "-k", "128000", "-p120", "--cg-timing", "--cg-mem=512000", "-f", "16384"}, env0...)
 		if r := isolateWith(t, env, root, extra, nil, append(args, "--run", "--", "/bin/bash", "compile.sh")...); r.code != 0 {
 			t.Fatalf("compile: exit %d, meta %v, output %q", r.code, readMeta(t, meta), r.stdout)
 		}
