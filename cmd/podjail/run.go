@@ -7,17 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/internal/viaservice"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
-	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
@@ -82,7 +80,7 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	var res plugin.JudgedRun
 	if svc != nil {
 		defer closeSvc()
-		res, err = runThroughService(ctx, svc, req, plugin.Files{})
+		res, err = viaservice.Run(ctx, svc, req, plugin.Files{})
 	} else {
 		res, err = runOnce(ctx, *url, shimPath, req, plugin.Files{}, log)
 	}
@@ -134,86 +132,6 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 	return dialService(ctx, service, log)
 }
 
-// runThroughService runs req, with files, through a podjail service: the
-// same run as in process, the report the service's. A failure of the shim
-// is the same *runner.ShimError as in process. The verdict is the
-// service's, in its report.
-func runThroughService(ctx context.Context, svc *sandbox.Client, req runner.RunRequest, files plugin.Files) (plugin.JudgedRun, error) {
-	// The service resolves paths in its own working directory, not ours;
-	// it fills in the defaults of the limits itself.
-	checked := req
-	if err := checked.Check(); err != nil {
-		return plugin.JudgedRun{RunResult: runner.RunResult{Image: req.Image}}, err
-	}
-	req.InputFile, req.StderrFile = checked.InputFile, checked.StderrFile
-	x, err := engine.ExecRequestOf(req)
-	if err != nil {
-		return plugin.JudgedRun{}, err
-	}
-	if x.StderrPath != "" {
-		// Appended to here, once the program ended: the service need not
-		// see our file, nor be allowed to write it.
-		f, err := os.OpenFile(x.StderrPath, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			return plugin.JudgedRun{}, &runner.RequestError{Field: "stderr", Err: err}
-		}
-		defer f.Close()
-		x.StderrPath, x.Stderr = "", f
-	}
-	x.Files, x.Collect = files.In, files.Out
-	xr, err := svc.Exec(ctx, x, req.Output)
-	if errors.Is(err, sandbox.ErrPermissionDenied) && x.InputPath != "" && len(x.Binds) == 0 {
-		// A service of another user does not read our files with its
-		// rights: the input goes whole, read with ours.
-		xr, err = execUploading(ctx, svc, x, req.Output)
-	}
-	if err != nil {
-		return plugin.JudgedRun{}, err
-	}
-	var res plugin.JudgedRun
-	if err := json.Unmarshal(xr.Report, &res); err != nil {
-		return plugin.JudgedRun{}, fmt.Errorf("the service's report: %w", err)
-	}
-	if err := writeCollected(files, xr.Files); err != nil {
-		return res, err
-	}
-	if rep := res.Report; rep != nil && rep.Error != "" {
-		return res, &runner.ShimError{Step: string(rep.Step), Err: rep.Error}
-	}
-	return res, nil
-}
-
-// writeCollected writes the files of f.Out a service collected (got)
-// into f.OutDir, mode 0755, each a new file, as the Runner does.
-func writeCollected(f plugin.Files, got map[string][]byte) error {
-	for _, name := range f.Out {
-		data, ok := got[name]
-		if !ok {
-			continue
-		}
-		out, err := os.OpenFile(filepath.Join(f.OutDir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o755)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
-		if err = errors.Join(err, out.Close()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// execUploading is x through svc with its input file sent whole.
-func execUploading(ctx context.Context, svc *sandbox.Client, x sandbox.ExecRequest, out io.Writer) (sandbox.ExecResult, error) {
-	f, err := os.Open(x.InputPath)
-	if err != nil {
-		return sandbox.ExecResult{}, err
-	}
-	defer f.Close()
-	x.InputPath, x.Stdin, x.StdinWhole = "", f, true
-	return svc.Exec(ctx, x, out)
-}
-
 // frontRun runs one program for a front (isolate, omegajail), whose
 // command line is the judge's and has no --service: through the service
 // $PODJAIL_SERVICE names or that answers on the default socket, else, or
@@ -226,7 +144,7 @@ func frontRun(ctx context.Context, req runner.RunRequest, files plugin.Files, lo
 	}
 	if svc != nil {
 		defer closeSvc()
-		res, err := runThroughService(ctx, svc, req, files)
+		res, err := viaservice.Run(ctx, svc, req, files)
 		if !errors.Is(err, sandbox.ErrPermissionDenied) && !errors.Is(err, sandbox.ErrFailedPrecondition) {
 			return res, err
 		}
