@@ -3,20 +3,39 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/podjail/podjail/internal/bench"
 )
 
-// benchCommand reads bench's flags into bench.Options; internal/bench
-// measures.
-func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := newCommand("bench", "--image IMAGE", 0,
-		"Measures, in this boot: `podman run --rm` of a trivial program, one whole `podjail run`, and `podjail judge` of a problem of that program one test at a time and on every core.")
+func newBenchCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "bench [flags] --image IMAGE",
+		Short: "measure podjail against podman run on this host",
+		Long:  "Measures, in this boot: `podman run --rm` of a trivial program, one whole `podjail run`, and `podjail judge` of a problem of that program one test at a time and on every core.",
+		Args:  noArgs,
+	}
 	o := bench.Defaults()
-	url := urlFlag(fs.FlagSet)
+	benchFlags(cmd.Flags(), &o)
+	cmd.RunE = c.onHost(func(ctx context.Context, _ []string, log hclog.Logger) int {
+		if err := bench.Run(ctx, o, c.stdout, c.stderr, log); err != nil {
+			fmt.Fprintf(c.stderr, "podjail bench: %v\n", err)
+			if bench.IsUsage(err) {
+				return exitUsage
+			}
+			return exitFailure
+		}
+		return exitOK
+	})
+	return cmd
+}
+
+// benchFlags reads bench's flags into o, whose values are their defaults.
+func benchFlags(fs *pflag.FlagSet, o *bench.Options) {
+	fs.StringVar(&o.URL, "url", "", urlUsage)
 	fs.StringVar(&o.Image, "image", "", "`image` holding the programs (required)")
 	fs.StringVar(&o.Program, "program", o.Program, "absolute `path` in the image of a trivial static program")
 	fs.IntVar(&o.Tests, "tests", o.Tests, "`number` of tests of the judged problem")
@@ -36,16 +55,4 @@ func benchCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
 	fs.StringVar(&o.BuildLang, "build-lang", "", "`language` (c or cpp) whose build of a trivial program is timed in process and, with --service, through the service")
 	fs.StringVar(&o.Service, "service", "", "Unix socket `path` of a running podjail service: also time reaching it against setting up a runner in process")
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
-	}
-	o.URL = *url
-	if err := bench.Run(ctx, o, stdout, stderr, log); err != nil {
-		fmt.Fprintf(stderr, "podjail bench: %v\n", err)
-		if bench.IsUsage(err) {
-			return exitUsage
-		}
-		return exitFailure
-	}
-	return exitOK
 }

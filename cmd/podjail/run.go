@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/internal/viaservice"
@@ -18,35 +20,63 @@ import (
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
-func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := newCommand("run", "--image IMAGE -- PROGRAM [ARGS...]", anyArgs,
-		"Runs PROGRAM, a path in IMAGE, in one fresh container and reports how it ended.")
-	url := urlFlag(fs.FlagSet)
-	var req runner.RunRequest
-	var outputLimit, memory byteSize = runner.DefaultOutputLimit, runner.DefaultMemory
-	fs.StringVar(&req.Image, "image", "", "container `image` holding the program (required)")
-	fs.StringVar(&req.InputFile, "input", "", "`file` given to the program as stdin (default: empty stdin)")
-	fs.Var(&outputLimit, "output-limit", "stdout cap in `bytes` (K, M, G suffixes); past it the run is killed")
-	fs.Var(&memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
-	fs.Int64Var(&req.Limits.Pids, "pids", runner.DefaultPids, "maximum number of tasks")
-	fs.Float64Var(&req.Limits.CPUs, "cpus", runner.DefaultCPUs, "CPU quota in cores")
-	fs.DurationVar(&req.Wait.Wall, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
-	fs.DurationVar(&req.Limits.Time, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
-	outFile := fs.String("output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
-	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
-	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
-	verbose := fs.Bool("v", false, "also print the container's own figures")
-	service := serviceFlag(fs.FlagSet)
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
+// runFlags are podjail run's flags.
+type runFlags struct {
+	req                 runner.RunRequest
+	outputLimit, memory byteSize
+	url, outFile, shim  string
+	service             string
+	asJSON, verbose     bool
+}
+
+func newRunCommand(c *cli) *cobra.Command {
+	f := runFlags{outputLimit: runner.DefaultOutputLimit, memory: runner.DefaultMemory}
+	cmd := &cobra.Command{
+		Use:   "run [flags] --image IMAGE [--] PROGRAM [ARGS...]",
+		Short: "run one program in one fresh container and report how it ended",
+		Long: `Runs PROGRAM, a path in IMAGE, in one fresh container and reports how it ended.
+podjail's flags come before PROGRAM; every word from PROGRAM on is the program's,
+its own flags included (-- before PROGRAM says so too).`,
+		Args: cobra.ArbitraryArgs,
 	}
-	req.Command = fs.Args()
-	req.Limits.Output, req.Limits.Memory = int64(outputLimit), int64(memory)
+	cmd.RunE = c.onHost(func(ctx context.Context, args []string, log hclog.Logger) int {
+		return runProgram(ctx, cmd, f, args, c.stdout, c.stderr, log)
+	})
+	fs := cmd.Flags()
+	fs.SetInterspersed(false) // the program's flags are its own
+	fs.StringVar(&f.url, "url", "", urlUsage)
+	fs.StringVar(&f.req.Image, "image", "", "container `image` holding the program (required)")
+	fs.StringVar(&f.req.InputFile, "input", "", "`file` given to the program as stdin (default: empty stdin)")
+	fs.Var(&f.outputLimit, "output-limit", "stdout cap in `bytes` (K, M, G suffixes); past it the run is killed")
+	fs.Var(&f.memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
+	fs.Int64Var(&f.req.Limits.Pids, "pids", runner.DefaultPids, "maximum number of tasks")
+	fs.Float64Var(&f.req.Limits.CPUs, "cpus", runner.DefaultCPUs, "CPU quota in cores")
+	fs.DurationVar(&f.req.Wait.Wall, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
+	fs.DurationVar(&f.req.Limits.Time, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
+	fs.StringVar(&f.outFile, "output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON on stdout")
+	fs.StringVar(&f.shim, "shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print the container's own figures")
+	fs.StringVar(&f.service, "service", "", serviceUsage)
+	// --v, the flag's name before it had a long one, still works.
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "v" {
+			name = "verbose"
+		}
+		return pflag.NormalizedName(name)
+	})
+	return cmd
+}
+
+// runProgram is podjail run once its flags are read.
+func runProgram(ctx context.Context, cmd *cobra.Command, f runFlags, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
+	req, url, service := f.req, &f.url, &f.service
+	shimFlag, outFile, asJSON, verbose := &f.shim, &f.outFile, &f.asJSON, &f.verbose
+	req.Command = args
+	req.Limits.Output, req.Limits.Memory = int64(f.outputLimit), int64(f.memory)
 
 	if err := req.Check(); err != nil {
-		fmt.Fprintf(stderr, "podjail run: %v\n", err)
-		fs.Usage()
-		return exitUsage
+		return codeOf(cmd, usageError{err}, stderr)
 	}
 	switch {
 	case *outFile != "":

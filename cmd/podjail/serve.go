@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -28,22 +29,42 @@ import (
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
-func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := newCommand("serve", "", 0,
-		"Serves podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.")
-	url := urlFlag(fs.FlagSet)
-	listen := fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
-	group := fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
-	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
-	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
-	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
-	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
-	shapes := fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
-	limits := limitFlags(fs.FlagSet)
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
+// serveFlags are podjail serve's flags.
+type serveFlags struct {
+	url, listen, group, shimFlag, langFile, tmpDir, metricsAddr *string
+	drain                                                       *time.Duration
+	shapes                                                      *int
+	limits                                                      *serveLimits
+}
+
+func newServeCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "serve judges on a Unix socket; judge goes through it (docs/service.md)",
+		Long:  "Serves podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.",
+		Args:  noArgs,
 	}
+	fs := cmd.Flags()
+	var f serveFlags
+	f.url = urlFlag(fs)
+	f.listen = fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
+	f.group = fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
+	f.shimFlag = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	f.drain = fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
+	f.tmpDir = fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
+	f.shapes = fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
+	f.metricsAddr = fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
+	f.limits = limitFlags(fs)
+	cmd.RunE = c.onHost(func(ctx context.Context, _ []string, log hclog.Logger) int {
+		return serve(ctx, f, c.stdout, c.stderr, log)
+	})
+	return cmd
+}
+
+// serve is podjail serve once its flags are read.
+func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclog.Logger) int {
+	url, listen, group, shimFlag, langFile, drain, tmpDir, shapes, metricsAddr, limits := f.url, f.listen, f.group, f.shimFlag, f.langFile, f.drain, f.tmpDir, f.shapes, f.metricsAddr, f.limits
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
 		return code
@@ -341,7 +362,7 @@ type serveLimits struct {
 }
 
 // limitFlags adds serve's limit flags to fs, each with its default.
-func limitFlags(fs *flag.FlagSet) *serveLimits {
+func limitFlags(fs *pflag.FlagSet) *serveLimits {
 	l := &serveLimits{maxUpload: serviceMaxUpload, maxProblem: sandbox.DefaultMaxProblemBytes, bounds: sandbox.Bounds{}.WithDefaults()}
 	b := &l.bounds
 	// 0: the default, from the cores and from --max-calls.
@@ -371,7 +392,7 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 
 // sizeFlag is a flag of a size in bytes (K, M, G suffixes) stored in p,
 // whose value is its default.
-func sizeFlag(fs *flag.FlagSet, p *int64, name, usage string) {
+func sizeFlag(fs *pflag.FlagSet, p *int64, name, usage string) {
 	fs.Func(name, fmt.Sprintf("%s, in `bytes` (K, M, G suffixes; default %s)", usage, sizeText(*p)), func(s string) error {
 		n, err := parseBytes(s)
 		if err == nil && n <= 0 {
