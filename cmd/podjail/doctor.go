@@ -16,8 +16,8 @@ import (
 
 // doctorFlags are podjail doctor's flags.
 type doctorFlags struct {
-	url, shimFlag *string
-	asJSON        *bool
+	url, shim *string
+	asJSON    *bool
 }
 
 func newDoctorCommand(c *cli) *cobra.Command {
@@ -31,7 +31,7 @@ func newDoctorCommand(c *cli) *cobra.Command {
 	var f doctorFlags
 	f.url = urlFlag(fs)
 	f.asJSON = fs.Bool("json", false, "print the checks as JSON")
-	f.shimFlag = fs.String("shim", "", "host `path` of podjail-shim, whose SELinux label is checked (default: $PODJAIL_SHIM, else beside podjail)")
+	f.shim = fs.String("shim", "", "host `path` of podjail-shim, whose SELinux label is checked (default: $PODJAIL_SHIM, else beside podjail)")
 	cmd.RunE = c.onHost(func(ctx context.Context, _ []string, _ hclog.Logger) int {
 		return doctor(ctx, f, c.stdout, c.stderr)
 	})
@@ -40,12 +40,11 @@ func newDoctorCommand(c *cli) *cobra.Command {
 
 // doctor is podjail doctor once its flags are read.
 func doctor(ctx context.Context, f doctorFlags, stdout, stderr io.Writer) int {
-	url, asJSON, shimFlag := f.url, f.asJSON, f.shimFlag
 	in := plugin.DoctorInput{UID: os.Geteuid()}
 	// A missing shim is run's and judge's error to report; here it only
 	// means there is no label to check.
-	in.Shim, _ = plugin.FindShim(*shimFlag)
-	client, err := connect(ctx, *url)
+	in.Shim, _ = plugin.FindShim(*f.shim)
+	client, err := connect(ctx, *f.url)
 	if err != nil {
 		in.ConnectErr = err
 	} else {
@@ -53,7 +52,7 @@ func doctor(ctx context.Context, f doctorFlags, stdout, stderr io.Writer) int {
 	}
 	checks := append(plugin.Doctor(ctx, in), probeService(ctx, sandbox.DefaultSocket()))
 	fit := plugin.Fit(checks)
-	if *asJSON {
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {

@@ -52,15 +52,14 @@ func newHealthCommand(c *cli) *cobra.Command {
 
 // checkHealth is podjail health once its flags are read.
 func checkHealth(ctx context.Context, f healthFlags, stdout, stderr io.Writer) int {
-	service, timeout, asJSON := f.service, f.timeout, f.asJSON
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	ctx, cancel := context.WithTimeout(ctx, *f.timeout)
 	defer cancel()
-	r := health(ctx, servicePath(*service), func(rootless bool) (string, error) {
+	r := health(ctx, servicePath(*f.service), func(rootless bool) (string, error) {
 		bus := &systemd.Bus{User: rootless}
 		defer bus.Close()
 		return bus.Version(ctx)
 	})
-	if *asJSON {
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r)

@@ -56,8 +56,6 @@ func newJudgeCommand(c *cli) *cobra.Command {
 
 // judge is podjail judge once its flags are read.
 func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, stdout, stderr io.Writer, log hclog.Logger) int {
-	url, langName, langFile, shimFlag, service := f.url, f.langName, f.langFile, f.shim, f.service
-	stopFirst, asJSON, retryIE, parallel := f.stopFirst, f.asJSON, f.retryIE, f.parallel
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail judge: %v\n", err)
 		return code
@@ -70,29 +68,29 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	svc, closeSvc, err := dialService(ctx, *service, log)
+	svc, closeSvc, err := dialService(ctx, *f.service, log)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
 	if svc != nil {
 		defer closeSvc()
-		if *langFile != "" {
+		if *f.langFile != "" {
 			return fail(exitUsage, errors.New("--languages does not apply through a service, whose table is its own (podjail serve --languages); --service none judges here"))
 		}
 	}
 	// Through a service, --lang is the service's to look up.
 	table := lang.Default()
-	if *langFile != "" {
-		if table, err = lang.Load(*langFile); err != nil {
+	if *f.langFile != "" {
+		if table, err = lang.Load(*f.langFile); err != nil {
 			return fail(exitUsage, err)
 		}
 	}
 	var l lang.Language
 	switch {
-	case svc != nil && *langName != "":
-		l = lang.Language{ID: *langName, Name: *langName}
-	case *langName != "":
-		l, err = table.Lookup(*langName)
+	case svc != nil && *f.langName != "":
+		l = lang.Language{ID: *f.langName, Name: *f.langName}
+	case *f.langName != "":
+		l, err = table.Lookup(*f.langName)
 	default:
 		l, err = table.ForFile(sourcePath)
 	}
@@ -104,21 +102,21 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 	if svc != nil {
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 		res, err = judgeThroughService(ctx, svc, sandbox.JudgeRequest{ProblemDir: prob.Dir, Language: l.ID, Source: source,
-			StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE}, progress)
+			StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE}, progress)
 	} else {
 		var shimPath string
-		if shimPath, err = findShim(*shimFlag); err != nil {
+		if shimPath, err = findShim(*f.shim); err != nil {
 			return fail(exitUsage, err)
 		}
 		if shimPath == "" {
 			return fail(exitUsage, errors.New("judging needs podjail-shim: put it beside podjail or pass --shim"))
 		}
 		var runner *plugin.Runner
-		if runner, err = newRunner(ctx, *url, shimPath, log); err != nil {
+		if runner, err = newRunner(ctx, *f.url, shimPath, log); err != nil {
 			return fail(exitFailure, err)
 		}
 		defer runner.Close(context.WithoutCancel(ctx))
-		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE, Progress: progress.update}
+		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE, Progress: progress.update}
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 		res, err = runner.Judge(ctx, req)
 	}
@@ -129,7 +127,7 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 		}
 		return fail(exitFailure, err)
 	}
-	if *asJSON {
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)

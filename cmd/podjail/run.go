@@ -70,8 +70,7 @@ its own flags included (-- before PROGRAM says so too).`,
 
 // runProgram is podjail run once its flags are read.
 func runProgram(ctx context.Context, cmd *cobra.Command, f runFlags, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	req, url, service := f.req, &f.url, &f.service
-	shimFlag, outFile, asJSON, verbose := &f.shim, &f.outFile, &f.asJSON, &f.verbose
+	req := f.req
 	req.Command = args
 	req.Limits.Output, req.Limits.Memory = int64(f.outputLimit), int64(f.memory)
 
@@ -79,27 +78,27 @@ func runProgram(ctx context.Context, cmd *cobra.Command, f runFlags, args []stri
 		return codeOf(cmd, usageError{err}, stderr)
 	}
 	switch {
-	case *outFile != "":
-		f, err := os.Create(*outFile)
+	case f.outFile != "":
+		f, err := os.Create(f.outFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "podjail run: output: %v\n", err)
 			return exitUsage
 		}
 		defer f.Close()
 		req.Output = f
-	case !*asJSON:
+	case !f.asJSON:
 		req.Output = stdout
 	}
 
-	shimPath, err := findShim(*shimFlag)
+	shimPath, err := findShim(f.shim)
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		return exitUsage
 	}
-	if *url != "" && *service == "" && os.Getenv("PODJAIL_SERVICE") == "" {
-		*service = "none" // a Podman named by hand is not the default service's
+	if f.url != "" && f.service == "" && os.Getenv("PODJAIL_SERVICE") == "" {
+		f.service = "none" // a Podman named by hand is not the default service's
 	}
-	svc, closeSvc, err := runService(ctx, *service, *shimFlag, log)
+	svc, closeSvc, err := runService(ctx, f.service, f.shim, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		if isBadInput(err) {
@@ -112,7 +111,7 @@ func runProgram(ctx context.Context, cmd *cobra.Command, f runFlags, args []stri
 		defer closeSvc()
 		res, err = viaservice.Run(ctx, svc, req, plugin.Files{})
 	} else {
-		res, err = runOnce(ctx, *url, shimPath, req, plugin.Files{}, log)
+		res, err = runOnce(ctx, f.url, shimPath, req, plugin.Files{}, log)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
@@ -124,12 +123,12 @@ func runProgram(ctx context.Context, cmd *cobra.Command, f runFlags, args []stri
 		}
 		return exitFailure
 	}
-	if *asJSON {
+	if f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)
 	} else {
-		printRunReport(stderr, res, *verbose)
+		printRunReport(stderr, res, f.verbose)
 	}
 	return exitOK
 }

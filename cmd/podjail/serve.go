@@ -31,10 +31,10 @@ import (
 
 // serveFlags are podjail serve's flags.
 type serveFlags struct {
-	url, listen, group, shimFlag, langFile, tmpDir, metricsAddr *string
-	drain                                                       *time.Duration
-	shapes                                                      *int
-	limits                                                      *serveLimits
+	url, listen, group, shim, langFile, tmpDir, metricsAddr *string
+	drain                                                   *time.Duration
+	shapes                                                  *int
+	limits                                                  *serveLimits
 }
 
 func newServeCommand(c *cli) *cobra.Command {
@@ -49,7 +49,7 @@ func newServeCommand(c *cli) *cobra.Command {
 	f.url = urlFlag(fs)
 	f.listen = fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
 	f.group = fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
-	f.shimFlag = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	f.shim = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
 	f.drain = fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
 	f.tmpDir = fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
@@ -64,27 +64,26 @@ func newServeCommand(c *cli) *cobra.Command {
 
 // serve is podjail serve once its flags are read.
 func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclog.Logger) int {
-	url, listen, group, shimFlag, langFile, drain, tmpDir, shapes, metricsAddr, limits := f.url, f.listen, f.group, f.shimFlag, f.langFile, f.drain, f.tmpDir, f.shapes, f.metricsAddr, f.limits
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
 		return code
 	}
-	if *shapes < 1 {
-		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *shapes))
+	if *f.shapes < 1 {
+		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *f.shapes))
 	}
-	if err := limits.check(); err != nil {
+	if err := f.limits.check(); err != nil {
 		return fail(exitUsage, err)
 	}
-	if *metricsAddr != "" {
-		if err := checkMetricsAddr(*metricsAddr); err != nil {
+	if *f.metricsAddr != "" {
+		if err := checkMetricsAddr(*f.metricsAddr); err != nil {
 			return fail(exitUsage, err)
 		}
 	}
-	gid, err := groupID(*group)
+	gid, err := groupID(*f.group)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	shimPath, err := findShim(*shimFlag)
+	shimPath, err := findShim(*f.shim)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -92,8 +91,8 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 		return fail(exitUsage, errors.New("the service judges, which needs podjail-shim: put it beside podjail or pass --shim"))
 	}
 	table := lang.Default()
-	if *langFile != "" {
-		if table, err = lang.Load(*langFile); err != nil {
+	if *f.langFile != "" {
+		if table, err = lang.Load(*f.langFile); err != nil {
 			return fail(exitUsage, err)
 		}
 	}
@@ -101,18 +100,18 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	lis, where, err := serviceListener(*listen, gid)
+	lis, where, err := serviceListener(*f.listen, gid)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
 	var metricsLis net.Listener
-	if *metricsAddr != "" {
-		if metricsLis, err = listenMetrics(*metricsAddr, gid); err != nil {
+	if *f.metricsAddr != "" {
+		if metricsLis, err = listenMetrics(*f.metricsAddr, gid); err != nil {
 			_ = lis.Close()
 			return fail(exitFailure, err)
 		}
 	}
-	work, err := workDir(ctx, *tmpDir, log)
+	work, err := workDir(ctx, *f.tmpDir, log)
 	if err != nil {
 		_ = lis.Close()
 		if metricsLis != nil {
@@ -144,10 +143,10 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 		}
 		obs = m
 	}
-	eng = engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes, Observer: obs,
-		Bounds: limits.bounds})
-	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: limits.maxUpload, MaxProblemBytes: limits.maxProblem,
-		Bounds: limits.bounds, Images: append(engine.Images(table), limits.images...)})
+	eng = engine.NewLazy(engine.Options{URL: *f.url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *f.shapes, Observer: obs,
+		Bounds: f.limits.bounds})
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: f.limits.maxUpload, MaxProblemBytes: f.limits.maxProblem,
+		Bounds: f.limits.bounds, Images: append(engine.Images(table), f.limits.images...)})
 	if err != nil {
 		_ = lis.Close()
 		if metricsLis != nil {
@@ -163,7 +162,7 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 	g := sandbox.NewServiceServer(srv)
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(sandbox.AllowPeers(lis, gid, log)) }()
-	log.Info("serving", "socket", where, "shim", shimPath, "extra_images", limits.images)
+	log.Info("serving", "socket", where, "shim", shimPath, "extra_images", f.limits.images)
 	stopMetrics := func(context.Context) {}
 	if metricsLis != nil {
 		stopMetrics = serveMetrics(metricsLis, reg, log)
@@ -177,7 +176,7 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 		log.Error("the listener failed", "error", err)
 		code = exitFailure
 	case <-ctx.Done():
-		log.Info("stopping: no new calls; waiting for the calls under way", "grace", *drain)
+		log.Info("stopping: no new calls; waiting for the calls under way", "grace", *f.drain)
 	}
 	_, _ = daemon.SdNotify(false, daemon.SdNotifyStopping)
 	// Drain: no new connections; calls under way get --drain, then are
@@ -186,7 +185,7 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 	go func() { g.GracefulStop(); close(stopped) }()
 	select {
 	case <-stopped:
-	case <-time.After(*drain):
+	case <-time.After(*f.drain):
 		log.Warn("calls still under way after the grace: ending them")
 	}
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
