@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,7 +48,9 @@ func newServeCommand(c *cli) *cobra.Command {
 	fs := cmd.Flags()
 	var f serveFlags
 	f.url = urlFlag(fs)
-	f.listen = fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
+	// The default is said, not shown: it is the caller's, and the man
+	// pages are written once for every user.
+	f.listen = fs.String("listen", "", "Unix socket `path` to listen on when systemd hands over none (default: /run/podjail/podjail.sock for root, else $XDG_RUNTIME_DIR/podjail/podjail.sock)")
 	f.group = fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
 	f.shim = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
 	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
@@ -100,7 +103,7 @@ func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclo
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	lis, where, err := serviceListener(*f.listen, gid)
+	lis, where, err := serviceListener(cmp.Or(*f.listen, sandbox.DefaultSocket()), gid)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
