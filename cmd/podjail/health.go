@@ -18,13 +18,6 @@ import (
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
-// healthCommand says whether the service can judge now: it answers on its
-// socket, its Podman answers it (Capabilities asks Podman), and, under
-// Podman's systemd cgroup manager, the systemd bus its runs' slices are
-// started over answers. Exit 0 and one line saying so when healthy; else
-// exit 1 and one line saying what is wrong, for systemd, quadlet's
-// HealthCmd= and an operator's eyes; --json gives the same as each check's
-// result.
 // healthFlags are podjail health's flags.
 type healthFlags struct {
 	service *string
@@ -50,7 +43,13 @@ func newHealthCommand(c *cli) *cobra.Command {
 	return cmd
 }
 
-// checkHealth is podjail health once its flags are read.
+// checkHealth is podjail health once its flags are read: it says whether
+// the service can judge now: it answers on its socket, its Podman answers
+// it (Capabilities asks Podman), and, under Podman's systemd cgroup
+// manager, the systemd bus its runs' slices are started over answers. Exit 0 and one line saying so when healthy; else
+// exit 1 and one line saying what is wrong, for systemd, quadlet's
+// HealthCmd= and an operator's eyes; --json gives the same as each check's
+// result.
 func checkHealth(ctx context.Context, f healthFlags, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(ctx, *f.timeout)
 	defer cancel()
