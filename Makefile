@@ -10,7 +10,7 @@ PAYLOAD := $(OUT)/payload
 # the test VM.
 VM_TEST_PKGS := ./cmd/podjail
 
-.PHONY: all build image test unit cover vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux test-vm-selinux-fedora bench-vm fedora-policy sample clean
+.PHONY: all build man completions image test unit cover vet fuzz rpm vm-image vm-payload test-vm test-vm-selinux test-vm-selinux-fedora bench-vm fedora-policy sample clean
 
 all: build
 
@@ -19,6 +19,15 @@ build:
 	$(GO) build -o $(OUT)/bin/podjail ./cmd/podjail
 	$(GO) build -o $(OUT)/bin/podjail-shim ./cmd/podjail-shim
 	$(GO) build -o $(OUT)/bin/podjail-plugin ./cmd/podjail-plugin
+
+# Man pages (podjail.1, podjail-COMMAND.1) and bash, zsh and fish completions,
+# from the commands' own definitions: podjail's hidden __gen-docs writes them,
+# as the RPM's build does (contrib/rpm/podjail.spec).
+man: build
+	$(OUT)/bin/podjail __gen-docs man $(OUT)/man
+
+completions: build
+	$(OUT)/bin/podjail __gen-docs completions $(OUT)/completions
 
 # podjail's own image (Containerfile), from build's static binaries; it runs
 # podjail serve in a container (contrib/quadlet, docs/service.md).

@@ -44,7 +44,7 @@ guest_phases() {
 function at(line) { return substr(line, 2, index(line, "]") - 2) + 0 }
 function row(s, busy, what) { printf "  %8.1f  %5s  %s\n", s, busy, what }
 /^\[[0-9.]+\] RUNNER_START / { start = at($0) }
-/^\[[0-9.]+\] podman API up / { n = $0; sub(/.* after /, "", n); row(n + 0, "-", "the runner, up to both Podman APIs") }
+/^\[[0-9.]+\] podman API up / { n = $0; sub(/.* after /, "", n); row(n + 0, "-", "the wait for both Podman APIs") }
 /^\[[0-9.]+\] import .* from progs\// { imp = at($0) }
 /^\[[0-9.]+\] imported / && imp != "" { row(at($0) - imp, "-", "the test image's import") }
 /^\[[0-9.]+\] run [^ ]+ \(/ && !ran && start != "" { ran = 1; row(at($0) - start, "-", "the runner, up to its first pass of tests") }

@@ -63,7 +63,17 @@ want() { # PACKAGE PATH...
 want "$main" /usr/bin/podjail /usr/libexec/podjail/podjail-shim /usr/libexec/podjail/podjail-plugin \
 	/usr/lib/systemd/system/podjail.service /usr/lib/systemd/system/podjail.socket \
 	/usr/lib/systemd/user/podjail.service /usr/lib/systemd/user/podjail.socket \
-	/usr/share/podjail/quadlet/podjail.container /usr/share/podjail/images/gcc.Containerfile
+	/usr/share/podjail/quadlet/podjail.container /usr/share/podjail/images/gcc.Containerfile \
+	/usr/share/bash-completion/completions/podjail /usr/share/zsh/site-functions/_podjail \
+	/usr/share/fish/vendor_completions.d/podjail.fish
+# A man page per command, compressed or not as the host's rpm does.
+for page in podjail podjail-run podjail-judge podjail-omegajail podjail-isolate podjail-doctor podjail-bench \
+	podjail-serve podjail-health podjail-version podjail-completion; do
+	rpm -qlp "$main" 2>/dev/null | grep -E "^/usr/share/man/man1/$page\.1(\.gz)?\$" >/dev/null || {
+		echo "rpm.sh: $(basename "$main") lacks the man page $page.1" >&2
+		fail=1
+	}
+done
 # Fedora's docdir is unversioned, Debian's rpm versions it.
 for pkg in "$main" "$selinux"; do
 	rpm -qlp "$pkg" 2>/dev/null | grep -E '^/usr/share/licenses/podjail(-[^/]+)?/LICENSE$' >/dev/null || {

@@ -7,24 +7,44 @@ import (
 	"io"
 	"os"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
-func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newCommand("doctor", "", 0,
-		"Checks that this host can run podjail: one line per check and, on FAIL, what to change. Exit 0 only on a fit host.")
-	url := urlFlag(fs.FlagSet)
-	asJSON := fs.Bool("json", false, "print the checks as JSON")
-	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, whose SELinux label is checked (default: $PODJAIL_SHIM, else beside podjail)")
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
+// doctorFlags are podjail doctor's flags.
+type doctorFlags struct {
+	url, shim *string
+	asJSON    *bool
+}
+
+func newDoctorCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "doctor [flags]",
+		Short: "check that this host can run podjail",
+		Long:  "Checks that this host can run podjail: one line per check and, on FAIL, what to change. Exit 0 only on a fit host.",
+		Args:  noArgs,
 	}
+	fs := cmd.Flags()
+	var f doctorFlags
+	f.url = urlFlag(fs)
+	f.asJSON = fs.Bool("json", false, "print the checks as JSON")
+	f.shim = fs.String("shim", "", "host `path` of podjail-shim, whose SELinux label is checked (default: $PODJAIL_SHIM, else beside podjail)")
+	cmd.RunE = c.onHost(func(ctx context.Context, _ []string, _ hclog.Logger) int {
+		return doctor(ctx, f, c.stdout, c.stderr)
+	})
+	return cmd
+}
+
+// doctor is podjail doctor once its flags are read.
+func doctor(ctx context.Context, f doctorFlags, stdout, stderr io.Writer) int {
 	in := plugin.DoctorInput{UID: os.Geteuid()}
 	// A missing shim is run's and judge's error to report; here it only
 	// means there is no label to check.
-	in.Shim, _ = plugin.FindShim(*shimFlag)
-	client, err := connect(ctx, *url)
+	in.Shim, _ = plugin.FindShim(*f.shim)
+	client, err := connect(ctx, *f.url)
 	if err != nil {
 		in.ConnectErr = err
 	} else {
@@ -32,7 +52,7 @@ func doctorCommand(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	checks := append(plugin.Doctor(ctx, in), probeService(ctx, sandbox.DefaultSocket()))
 	fit := plugin.Fit(checks)
-	if *asJSON {
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(struct {

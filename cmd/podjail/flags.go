@@ -12,6 +12,10 @@ type byteSize int64
 
 func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
 
+// Type is the value's name in pflag's usage when the flag's own text names
+// none.
+func (b *byteSize) Type() string { return "bytes" }
+
 func (b *byteSize) Set(s string) error {
 	n, err := parseBytes(s)
 	if err != nil {

@@ -10,35 +10,55 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
 	"github.com/podjail/podjail/cgroupdrv/systemd"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
-// healthCommand says whether the service can judge now: it answers on its
-// socket, its Podman answers it (Capabilities asks Podman), and, under
-// Podman's systemd cgroup manager, the systemd bus its runs' slices are
-// started over answers. Exit 0 and one line saying so when healthy; else
+// healthFlags are podjail health's flags.
+type healthFlags struct {
+	service *string
+	timeout *time.Duration
+	asJSON  *bool
+}
+
+func newHealthCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "health [flags]",
+		Short: "say whether the service, its Podman and its systemd bus answer (exit 0: healthy)",
+		Long:  "Exit 0 when the podjail service answers and its Podman and systemd bus do; else exit 1 with one line saying what is wrong.",
+		Args:  noArgs,
+	}
+	fs := cmd.Flags()
+	var f healthFlags
+	f.service = fs.String("service", "", "Unix socket `path` of the service (default: $PODJAIL_SERVICE, else the default socket)")
+	f.timeout = fs.Duration("timeout", 20*time.Second, "how long the checks may take together")
+	f.asJSON = fs.Bool("json", false, "print the checks as JSON on stdout")
+	cmd.RunE = c.onHost(func(ctx context.Context, _ []string, _ hclog.Logger) int {
+		return checkHealth(ctx, f, c.stdout, c.stderr)
+	})
+	return cmd
+}
+
+// checkHealth is podjail health once its flags are read: it says whether
+// the service can judge now: it answers on its socket, its Podman answers
+// it (Capabilities asks Podman), and, under Podman's systemd cgroup
+// manager, the systemd bus its runs' slices are started over answers. Exit 0 and one line saying so when healthy; else
 // exit 1 and one line saying what is wrong, for systemd, quadlet's
 // HealthCmd= and an operator's eyes; --json gives the same as each check's
 // result.
-func healthCommand(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newCommand("health", "", 0,
-		"Exit 0 when the podjail service answers and its Podman and systemd bus do; else exit 1 with one line saying what is wrong.")
-	service := fs.String("service", "", "Unix socket `path` of the service (default: $PODJAIL_SERVICE, else the default socket)")
-	timeout := fs.Duration("timeout", 20*time.Second, "how long the checks may take together")
-	asJSON := fs.Bool("json", false, "print the checks as JSON on stdout")
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
-	}
-	ctx, cancel := context.WithTimeout(ctx, *timeout)
+func checkHealth(ctx context.Context, f healthFlags, stdout, stderr io.Writer) int {
+	ctx, cancel := context.WithTimeout(ctx, *f.timeout)
 	defer cancel()
-	r := health(ctx, servicePath(*service), func(rootless bool) (string, error) {
+	r := health(ctx, servicePath(*f.service), func(rootless bool) (string, error) {
 		bus := &systemd.Bus{User: rootless}
 		defer bus.Close()
 		return bus.Version(ctx)
 	})
-	if *asJSON {
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(r)

@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
 
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
@@ -22,58 +23,76 @@ import (
 // is not accepted (any verdict of the submission's own).
 const exitRejected = 3
 
-func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := newCommand("judge", "PROBLEM_DIR SOURCE", 2,
-		"Builds SOURCE and judges it on every test of the problem in PROBLEM_DIR.")
-	url := urlFlag(fs.FlagSet)
-	langName := fs.String("lang", "", "the submission's `language` (default: from SOURCE's extension)")
-	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
-	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
-	stopFirst := fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
-	asJSON := fs.Bool("json", false, "print the judgement as JSON on stdout")
-	service := serviceFlag(fs.FlagSet)
-	retryIE := fs.Bool("retry-ie", false, "judge a test that ended IE (a failure of the host or of podjail) once more on a fresh container before stopping")
-	parallel := fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
+// judgeFlags are podjail judge's flags.
+type judgeFlags struct {
+	url, langName, langFile, shim, service *string
+	stopFirst, asJSON, retryIE             *bool
+	parallel                               *int
+}
+
+func newJudgeCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "judge [flags] PROBLEM_DIR SOURCE",
+		Short: "build a submission and judge it on every test of a problem",
+		Long:  "Builds SOURCE and judges it on every test of the problem in PROBLEM_DIR.",
+		Args:  exactArgs(2, "PROBLEM_DIR SOURCE"),
 	}
+	fs := cmd.Flags()
+	var f judgeFlags
+	f.url = urlFlag(fs)
+	f.langName = fs.String("lang", "", "the submission's `language` (default: from SOURCE's extension)")
+	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	f.shim = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	f.stopFirst = fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
+	f.asJSON = fs.Bool("json", false, "print the judgement as JSON on stdout")
+	f.service = serviceFlag(fs)
+	f.retryIE = fs.Bool("retry-ie", false, "judge a test that ended IE (a failure of the host or of podjail) once more on a fresh container before stopping")
+	f.parallel = fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
+	cmd.RunE = c.onHost(func(ctx context.Context, args []string, log hclog.Logger) int {
+		return judge(ctx, f, args[0], args[1], c.stdout, c.stderr, log)
+	})
+	return cmd
+}
+
+// judge is podjail judge once its flags are read.
+func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, stdout, stderr io.Writer, log hclog.Logger) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail judge: %v\n", err)
 		return code
 	}
-	prob, err := problem.Load(fs.Arg(0))
+	prob, err := problem.Load(problemDir)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	source, err := os.ReadFile(fs.Arg(1))
+	source, err := os.ReadFile(sourcePath)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	svc, closeSvc, err := dialService(ctx, *service, log)
+	svc, closeSvc, err := dialService(ctx, *f.service, log)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
 	if svc != nil {
 		defer closeSvc()
-		if *langFile != "" {
+		if *f.langFile != "" {
 			return fail(exitUsage, errors.New("--languages does not apply through a service, whose table is its own (podjail serve --languages); --service none judges here"))
 		}
 	}
 	// Through a service, --lang is the service's to look up.
 	table := lang.Default()
-	if *langFile != "" {
-		if table, err = lang.Load(*langFile); err != nil {
+	if *f.langFile != "" {
+		if table, err = lang.Load(*f.langFile); err != nil {
 			return fail(exitUsage, err)
 		}
 	}
 	var l lang.Language
 	switch {
-	case svc != nil && *langName != "":
-		l = lang.Language{ID: *langName, Name: *langName}
-	case *langName != "":
-		l, err = table.Lookup(*langName)
+	case svc != nil && *f.langName != "":
+		l = lang.Language{ID: *f.langName, Name: *f.langName}
+	case *f.langName != "":
+		l, err = table.Lookup(*f.langName)
 	default:
-		l, err = table.ForFile(fs.Arg(1))
+		l, err = table.ForFile(sourcePath)
 	}
 	if err != nil {
 		return fail(exitUsage, err)
@@ -83,21 +102,21 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if svc != nil {
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 		res, err = judgeThroughService(ctx, svc, sandbox.JudgeRequest{ProblemDir: prob.Dir, Language: l.ID, Source: source,
-			StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE}, progress)
+			StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE}, progress)
 	} else {
 		var shimPath string
-		if shimPath, err = findShim(*shimFlag); err != nil {
+		if shimPath, err = findShim(*f.shim); err != nil {
 			return fail(exitUsage, err)
 		}
 		if shimPath == "" {
 			return fail(exitUsage, errors.New("judging needs podjail-shim: put it beside podjail or pass --shim"))
 		}
 		var runner *plugin.Runner
-		if runner, err = newRunner(ctx, *url, shimPath, log); err != nil {
+		if runner, err = newRunner(ctx, *f.url, shimPath, log); err != nil {
 			return fail(exitFailure, err)
 		}
 		defer runner.Close(context.WithoutCancel(ctx))
-		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *stopFirst, Parallel: *parallel, RetryIE: *retryIE, Progress: progress.update}
+		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE, Progress: progress.update}
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 		res, err = runner.Judge(ctx, req)
 	}
@@ -108,7 +127,7 @@ func judgeCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 		return fail(exitFailure, err)
 	}
-	if *asJSON {
+	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)

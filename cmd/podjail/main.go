@@ -24,27 +24,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"syscall"
-
-	"github.com/hashicorp/go-hclog"
-
-	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
-
-const usage = `usage: podjail COMMAND [flags] ARGS...
-
-commands:
-  run        run one program in one fresh container and report how it ended
-  judge      build a submission and judge it on every test of a problem
-  omegajail  omegajail's command line, for omegaUp's Runner (docs/omegajail.md)
-  isolate    isolate's command line, for CMS, Judge0 and others (docs/isolate.md)
-  doctor     check that this host can run podjail
-  bench      measure podjail against podman run on this host
-  serve      serve judges on a Unix socket; judge goes through it (docs/service.md)
-  health     say whether the service, its Podman and its systemd bus answer (exit 0: healthy)
-  version    print podjail's version
-
-Run "podjail COMMAND --help" for a command's flags.
-`
 
 // Exit codes.
 const (
@@ -66,61 +46,14 @@ func main() {
 	os.Exit(code)
 }
 
+// run runs podjail's command line args and returns its exit code; the
+// commands write to stdout and stderr, never to the process's own.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	// What needs nothing of the host is answered before podjail looks at it.
-	switch {
-	case len(args) == 0:
-		fmt.Fprint(stderr, usage)
-		return exitUsage
-	case args[0] == "-h" || args[0] == "--help" || args[0] == "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	case args[0] == "--version" || args[0] == "version":
-		return versionCommand(args[1:], stdout, stderr)
-	}
-	if err := useHostDir(); err != nil {
-		fmt.Fprintf(stderr, "podjail: %v\n", err)
-		return exitFailure
-	}
-	logOut, closeLog := logOutput(args[0], stderr)
-	defer closeLog()
-	log := hclog.New(&hclog.LoggerOptions{
-		Name:   "podjail",
-		Output: logOut,
-		Level:  hclog.LevelFromString(os.Getenv("PODJAIL_LOG_LEVEL")),
-	})
-	switch args[0] {
-	case "run":
-		return runCommand(ctx, args[1:], stdout, stderr, log)
-	case "judge":
-		return judgeCommand(ctx, args[1:], stdout, stderr, log)
-	case "omegajail":
-		return omegajailFront(ctx, args[1:], stdout, stderr, log)
-	case "isolate":
-		return isolateCommand(ctx, args[1:], stdinOf(stdout), stdout, stderr, log)
-	case "health":
-		return healthCommand(ctx, args[1:], stdout, stderr)
-	case "doctor":
-		return doctorCommand(ctx, args[1:], stdout, stderr)
-	case "serve":
-		return serveCommand(ctx, args[1:], stdout, stderr, log)
-	case "bench":
-		return benchCommand(ctx, args[1:], stdout, stderr, log)
-	default:
-		fmt.Fprintf(stderr, "podjail: unknown command %q\n\n%s", args[0], usage)
-		return exitUsage
-	}
-}
-
-// versionCommand prints "podjail VERSION": the version set at link time
-// (the RPM's), else the module's or the VCS revision's.
-func versionCommand(args []string, stdout, stderr io.Writer) int {
-	fs := newCommand("version", "", 0, "Prints podjail's version.")
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
-	}
-	fmt.Fprintf(stdout, "podjail %s\n", engine.BuildVersion())
-	return exitOK
+	root := newRoot(&cli{stdout: stdout, stderr: stderr})
+	// Never nil: cobra reads os.Args for nil.
+	root.SetArgs(append([]string{}, args...))
+	cmd, err := root.ExecuteContextC(ctx)
+	return codeOf(cmd, err, stderr)
 }
 
 // stdinOf is the process's stdin when stdout is the process's own (the

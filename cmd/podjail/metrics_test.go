@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -111,10 +109,9 @@ func TestCheckMetricsAddr(t *testing.T) {
 
 // The service refuses --metrics off localhost before it does anything.
 func TestServeRefusesMetricsOffLocalhost(t *testing.T) {
-	var stderr bytes.Buffer
-	code := serveCommand(context.Background(), []string{"--metrics", "0.0.0.0:9464"}, io.Discard, &stderr, hclog.NewNullLogger())
-	if code != exitUsage || !strings.Contains(stderr.String(), "proxy") {
-		t.Errorf("serve --metrics 0.0.0.0:9464: exit %d, %q; want %d and what to do", code, stderr.String(), exitUsage)
+	r := podjailHere("serve", "--metrics", "0.0.0.0:9464")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "proxy") {
+		t.Errorf("serve --metrics 0.0.0.0:9464: exit %d, %q; want %d and what to do", r.code, r.stderr, exitUsage)
 	}
 }
 

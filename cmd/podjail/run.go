@@ -7,71 +7,98 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/podjail/podjail/bindings"
+	"github.com/podjail/podjail/internal/viaservice"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
-	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
-func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := newCommand("run", "--image IMAGE -- PROGRAM [ARGS...]", anyArgs,
-		"Runs PROGRAM, a path in IMAGE, in one fresh container and reports how it ended.")
-	url := urlFlag(fs.FlagSet)
-	var req runner.RunRequest
-	var outputLimit, memory byteSize = runner.DefaultOutputLimit, runner.DefaultMemory
-	fs.StringVar(&req.Image, "image", "", "container `image` holding the program (required)")
-	fs.StringVar(&req.InputFile, "input", "", "`file` given to the program as stdin (default: empty stdin)")
-	fs.Var(&outputLimit, "output-limit", "stdout cap in `bytes` (K, M, G suffixes); past it the run is killed")
-	fs.Var(&memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
-	fs.Int64Var(&req.Limits.Pids, "pids", runner.DefaultPids, "maximum number of tasks")
-	fs.Float64Var(&req.Limits.CPUs, "cpus", runner.DefaultCPUs, "CPU quota in cores")
-	fs.DurationVar(&req.Wait.Wall, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
-	fs.DurationVar(&req.Limits.Time, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
-	outFile := fs.String("output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
-	asJSON := fs.Bool("json", false, "print the report as JSON on stdout")
-	shimFlag := fs.String("shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
-	verbose := fs.Bool("v", false, "also print the container's own figures")
-	service := serviceFlag(fs.FlagSet)
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
+// runFlags are podjail run's flags.
+type runFlags struct {
+	req                 runner.RunRequest
+	outputLimit, memory byteSize
+	url, outFile, shim  string
+	service             string
+	asJSON, verbose     bool
+}
+
+func newRunCommand(c *cli) *cobra.Command {
+	f := runFlags{outputLimit: runner.DefaultOutputLimit, memory: runner.DefaultMemory}
+	cmd := &cobra.Command{
+		Use:   "run [flags] --image IMAGE [--] PROGRAM [ARGS...]",
+		Short: "run one program in one fresh container and report how it ended",
+		Long: `Runs PROGRAM, a path in IMAGE, in one fresh container and reports how it ended.
+podjail's flags come before PROGRAM; every word from PROGRAM on is the program's,
+its own flags included (-- before PROGRAM says so too).`,
+		Args: cobra.ArbitraryArgs,
 	}
-	req.Command = fs.Args()
-	req.Limits.Output, req.Limits.Memory = int64(outputLimit), int64(memory)
+	cmd.RunE = c.onHost(func(ctx context.Context, args []string, log hclog.Logger) int {
+		return runProgram(ctx, cmd, f, args, c.stdout, c.stderr, log)
+	})
+	fs := cmd.Flags()
+	fs.SetInterspersed(false) // the program's flags are its own
+	fs.StringVar(&f.url, "url", "", urlUsage)
+	fs.StringVar(&f.req.Image, "image", "", "container `image` holding the program (required)")
+	fs.StringVar(&f.req.InputFile, "input", "", "`file` given to the program as stdin (default: empty stdin)")
+	fs.Var(&f.outputLimit, "output-limit", "stdout cap in `bytes` (K, M, G suffixes); past it the run is killed")
+	fs.Var(&f.memory, "memory", "memory limit in `bytes` (K, M, G suffixes); swap is not allowed")
+	fs.Int64Var(&f.req.Limits.Pids, "pids", runner.DefaultPids, "maximum number of tasks")
+	fs.Float64Var(&f.req.Limits.CPUs, "cpus", runner.DefaultCPUs, "CPU quota in cores")
+	fs.DurationVar(&f.req.Wait.Wall, "wall-limit", 0, "kill the run after this elapsed `duration` (default: none, or 5(L+2s) with --time-limit)")
+	fs.DurationVar(&f.req.Limits.Time, "time-limit", 0, "processor time limit L: watch the three deadlines and print a verdict (the output is not judged)")
+	fs.StringVar(&f.outFile, "output", "", "write the program's stdout to `file` (default: podjail's stdout; with --json: discarded)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the report as JSON on stdout")
+	fs.StringVar(&f.shim, "shim", "", "host `path` of podjail-shim, or \"none\" to run without it (default: $PODJAIL_SHIM, else podjail-shim beside podjail)")
+	fs.BoolVarP(&f.verbose, "verbose", "v", false, "also print the container's own figures")
+	fs.StringVar(&f.service, "service", "", serviceUsage)
+	// --v, the flag's name before it had a long one, still works.
+	fs.SetNormalizeFunc(func(_ *pflag.FlagSet, name string) pflag.NormalizedName {
+		if name == "v" {
+			name = "verbose"
+		}
+		return pflag.NormalizedName(name)
+	})
+	return cmd
+}
+
+// runProgram is podjail run once its flags are read.
+func runProgram(ctx context.Context, cmd *cobra.Command, f runFlags, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
+	req := f.req
+	req.Command = args
+	req.Limits.Output, req.Limits.Memory = int64(f.outputLimit), int64(f.memory)
 
 	if err := req.Check(); err != nil {
-		fmt.Fprintf(stderr, "podjail run: %v\n", err)
-		fs.Usage()
-		return exitUsage
+		return codeOf(cmd, usageError{err}, stderr)
 	}
 	switch {
-	case *outFile != "":
-		f, err := os.Create(*outFile)
+	case f.outFile != "":
+		f, err := os.Create(f.outFile)
 		if err != nil {
 			fmt.Fprintf(stderr, "podjail run: output: %v\n", err)
 			return exitUsage
 		}
 		defer f.Close()
 		req.Output = f
-	case !*asJSON:
+	case !f.asJSON:
 		req.Output = stdout
 	}
 
-	shimPath, err := findShim(*shimFlag)
+	shimPath, err := findShim(f.shim)
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		return exitUsage
 	}
-	if *url != "" && *service == "" && os.Getenv("PODJAIL_SERVICE") == "" {
-		*service = "none" // a Podman named by hand is not the default service's
+	if f.url != "" && f.service == "" && os.Getenv("PODJAIL_SERVICE") == "" {
+		f.service = "none" // a Podman named by hand is not the default service's
 	}
-	svc, closeSvc, err := runService(ctx, *service, *shimFlag, log)
+	svc, closeSvc, err := runService(ctx, f.service, f.shim, log)
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
 		if isBadInput(err) {
@@ -82,9 +109,9 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 	var res plugin.JudgedRun
 	if svc != nil {
 		defer closeSvc()
-		res, err = runThroughService(ctx, svc, req, plugin.Files{})
+		res, err = viaservice.Run(ctx, svc, req, plugin.Files{})
 	} else {
-		res, err = runOnce(ctx, *url, shimPath, req, plugin.Files{}, log)
+		res, err = runOnce(ctx, f.url, shimPath, req, plugin.Files{}, log)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "podjail run: %v\n", err)
@@ -96,12 +123,12 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer, lo
 		}
 		return exitFailure
 	}
-	if *asJSON {
+	if f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(res)
 	} else {
-		printRunReport(stderr, res, *verbose)
+		printRunReport(stderr, res, f.verbose)
 	}
 	return exitOK
 }
@@ -134,86 +161,6 @@ func runService(ctx context.Context, service, shimFlag string, log hclog.Logger)
 	return dialService(ctx, service, log)
 }
 
-// runThroughService runs req, with files, through a podjail service: the
-// same run as in process, the report the service's. A failure of the shim
-// is the same *runner.ShimError as in process. The verdict is the
-// service's, in its report.
-func runThroughService(ctx context.Context, svc *sandbox.Client, req runner.RunRequest, files plugin.Files) (plugin.JudgedRun, error) {
-	// The service resolves paths in its own working directory, not ours;
-	// it fills in the defaults of the limits itself.
-	checked := req
-	if err := checked.Check(); err != nil {
-		return plugin.JudgedRun{RunResult: runner.RunResult{Image: req.Image}}, err
-	}
-	req.InputFile, req.StderrFile = checked.InputFile, checked.StderrFile
-	x, err := engine.ExecRequestOf(req)
-	if err != nil {
-		return plugin.JudgedRun{}, err
-	}
-	if x.StderrPath != "" {
-		// Appended to here, once the program ended: the service need not
-		// see our file, nor be allowed to write it.
-		f, err := os.OpenFile(x.StderrPath, os.O_WRONLY|os.O_APPEND|syscall.O_NOFOLLOW, 0)
-		if err != nil {
-			return plugin.JudgedRun{}, &runner.RequestError{Field: "stderr", Err: err}
-		}
-		defer f.Close()
-		x.StderrPath, x.Stderr = "", f
-	}
-	x.Files, x.Collect = files.In, files.Out
-	xr, err := svc.Exec(ctx, x, req.Output)
-	if errors.Is(err, sandbox.ErrPermissionDenied) && x.InputPath != "" && len(x.Binds) == 0 {
-		// A service of another user does not read our files with its
-		// rights: the input goes whole, read with ours.
-		xr, err = execUploading(ctx, svc, x, req.Output)
-	}
-	if err != nil {
-		return plugin.JudgedRun{}, err
-	}
-	var res plugin.JudgedRun
-	if err := json.Unmarshal(xr.Report, &res); err != nil {
-		return plugin.JudgedRun{}, fmt.Errorf("the service's report: %w", err)
-	}
-	if err := writeCollected(files, xr.Files); err != nil {
-		return res, err
-	}
-	if rep := res.Report; rep != nil && rep.Error != "" {
-		return res, &runner.ShimError{Step: string(rep.Step), Err: rep.Error}
-	}
-	return res, nil
-}
-
-// writeCollected writes the files of f.Out a service collected (got)
-// into f.OutDir, mode 0755, each a new file, as the Runner does.
-func writeCollected(f plugin.Files, got map[string][]byte) error {
-	for _, name := range f.Out {
-		data, ok := got[name]
-		if !ok {
-			continue
-		}
-		out, err := os.OpenFile(filepath.Join(f.OutDir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o755)
-		if err != nil {
-			return err
-		}
-		_, err = out.Write(data)
-		if err = errors.Join(err, out.Close()); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// execUploading is x through svc with its input file sent whole.
-func execUploading(ctx context.Context, svc *sandbox.Client, x sandbox.ExecRequest, out io.Writer) (sandbox.ExecResult, error) {
-	f, err := os.Open(x.InputPath)
-	if err != nil {
-		return sandbox.ExecResult{}, err
-	}
-	defer f.Close()
-	x.InputPath, x.Stdin, x.StdinWhole = "", f, true
-	return svc.Exec(ctx, x, out)
-}
-
 // frontRun runs one program for a front (isolate, omegajail), whose
 // command line is the judge's and has no --service: through the service
 // $PODJAIL_SERVICE names or that answers on the default socket, else, or
@@ -226,7 +173,7 @@ func frontRun(ctx context.Context, req runner.RunRequest, files plugin.Files, lo
 	}
 	if svc != nil {
 		defer closeSvc()
-		res, err := runThroughService(ctx, svc, req, files)
+		res, err := viaservice.Run(ctx, svc, req, files)
 		if !errors.Is(err, sandbox.ErrPermissionDenied) && !errors.Is(err, sandbox.ErrFailedPrecondition) {
 			return res, err
 		}

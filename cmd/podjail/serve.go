@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +16,8 @@ import (
 	"github.com/coreos/go-systemd/v22/daemon"
 	"github.com/hashicorp/go-hclog"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
@@ -28,42 +30,63 @@ import (
 	"github.com/podjail/podjail/plugin/sandbox/engine"
 )
 
-func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, log hclog.Logger) int {
-	fs := newCommand("serve", "", 0,
-		"Serves podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.")
-	url := urlFlag(fs.FlagSet)
-	listen := fs.String("listen", sandbox.DefaultSocket(), "Unix socket `path` to listen on when systemd hands over none")
-	group := fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
-	shimFlag := fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
-	langFile := fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
-	drain := fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
-	tmpDir := fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
-	shapes := fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
-	metricsAddr := fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
-	limits := limitFlags(fs.FlagSet)
-	if code, done := fs.parse(args, stdout, stderr); done {
-		return code
+// serveFlags are podjail serve's flags.
+type serveFlags struct {
+	url, listen, group, shim, langFile, tmpDir, metricsAddr *string
+	drain                                                   *time.Duration
+	shapes                                                  *int
+	limits                                                  *serveLimits
+}
+
+func newServeCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "serve [flags]",
+		Short: "serve judges on a Unix socket; judge goes through it (docs/service.md)",
+		Long:  "Serves podjail's protocol (plugin/sandbox) on a Unix socket: the socket systemd hands over\n(socket activation), else --listen's.",
+		Args:  noArgs,
 	}
+	fs := cmd.Flags()
+	var f serveFlags
+	f.url = urlFlag(fs)
+	// The default is said, not shown: it is the caller's, and the man
+	// pages are written once for every user.
+	f.listen = fs.String("listen", "", "Unix socket `path` to listen on when systemd hands over none (default: /run/podjail/podjail.sock for root, else $XDG_RUNTIME_DIR/podjail/podjail.sock)")
+	f.group = fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
+	f.shim = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	f.drain = fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
+	f.tmpDir = fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
+	f.shapes = fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")
+	f.metricsAddr = fs.String("metrics", "", "serve Prometheus metrics at /metrics on `ADDR`: a TCP address on localhost (127.0.0.1:9464), or a Unix socket path (one with a '/': mode 0600, 0660 with --group); default: none")
+	f.limits = limitFlags(fs)
+	cmd.RunE = c.onHost(func(ctx context.Context, _ []string, log hclog.Logger) int {
+		return serve(ctx, f, c.stdout, c.stderr, log)
+	})
+	return cmd
+}
+
+// serve is podjail serve once its flags are read.
+func serve(ctx context.Context, f serveFlags, stdout, stderr io.Writer, log hclog.Logger) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail serve: %v\n", err)
 		return code
 	}
-	if *shapes < 1 {
-		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *shapes))
+	if *f.shapes < 1 {
+		return fail(exitUsage, fmt.Errorf("--warm-shapes %d: want at least 1", *f.shapes))
 	}
-	if err := limits.check(); err != nil {
+	if err := f.limits.check(); err != nil {
 		return fail(exitUsage, err)
 	}
-	if *metricsAddr != "" {
-		if err := checkMetricsAddr(*metricsAddr); err != nil {
+	if *f.metricsAddr != "" {
+		if err := checkMetricsAddr(*f.metricsAddr); err != nil {
 			return fail(exitUsage, err)
 		}
 	}
-	gid, err := groupID(*group)
+	gid, err := groupID(*f.group)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	shimPath, err := findShim(*shimFlag)
+	shimPath, err := findShim(*f.shim)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -71,8 +94,8 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		return fail(exitUsage, errors.New("the service judges, which needs podjail-shim: put it beside podjail or pass --shim"))
 	}
 	table := lang.Default()
-	if *langFile != "" {
-		if table, err = lang.Load(*langFile); err != nil {
+	if *f.langFile != "" {
+		if table, err = lang.Load(*f.langFile); err != nil {
 			return fail(exitUsage, err)
 		}
 	}
@@ -80,18 +103,18 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	lis, where, err := serviceListener(*listen, gid)
+	lis, where, err := serviceListener(cmp.Or(*f.listen, sandbox.DefaultSocket()), gid)
 	if err != nil {
 		return fail(exitFailure, err)
 	}
 	var metricsLis net.Listener
-	if *metricsAddr != "" {
-		if metricsLis, err = listenMetrics(*metricsAddr, gid); err != nil {
+	if *f.metricsAddr != "" {
+		if metricsLis, err = listenMetrics(*f.metricsAddr, gid); err != nil {
 			_ = lis.Close()
 			return fail(exitFailure, err)
 		}
 	}
-	work, err := workDir(ctx, *tmpDir, log)
+	work, err := workDir(ctx, *f.tmpDir, log)
 	if err != nil {
 		_ = lis.Close()
 		if metricsLis != nil {
@@ -123,10 +146,10 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		}
 		obs = m
 	}
-	eng = engine.NewLazy(engine.Options{URL: *url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *shapes, Observer: obs,
-		Bounds: limits.bounds})
-	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: limits.maxUpload, MaxProblemBytes: limits.maxProblem,
-		Bounds: limits.bounds, Images: append(engine.Images(table), limits.images...)})
+	eng = engine.NewLazy(engine.Options{URL: *f.url, ShimPath: shimPath, Languages: table, TmpDir: work, Log: log, MemoryCeiling: ceiling, Warm: true, WarmShapes: *f.shapes, Observer: obs,
+		Bounds: f.limits.bounds})
+	srv, err := sandbox.NewServer(eng, sandbox.ServerOptions{TmpDir: work, Log: log, MaxUpload: f.limits.maxUpload, MaxProblemBytes: f.limits.maxProblem,
+		Bounds: f.limits.bounds, Images: append(engine.Images(table), f.limits.images...)})
 	if err != nil {
 		_ = lis.Close()
 		if metricsLis != nil {
@@ -142,7 +165,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	g := sandbox.NewServiceServer(srv)
 	served := make(chan error, 1)
 	go func() { served <- g.Serve(sandbox.AllowPeers(lis, gid, log)) }()
-	log.Info("serving", "socket", where, "shim", shimPath, "extra_images", limits.images)
+	log.Info("serving", "socket", where, "shim", shimPath, "extra_images", f.limits.images)
 	stopMetrics := func(context.Context) {}
 	if metricsLis != nil {
 		stopMetrics = serveMetrics(metricsLis, reg, log)
@@ -156,7 +179,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 		log.Error("the listener failed", "error", err)
 		code = exitFailure
 	case <-ctx.Done():
-		log.Info("stopping: no new calls; waiting for the calls under way", "grace", *drain)
+		log.Info("stopping: no new calls; waiting for the calls under way", "grace", *f.drain)
 	}
 	_, _ = daemon.SdNotify(false, daemon.SdNotifyStopping)
 	// Drain: no new connections; calls under way get --drain, then are
@@ -165,7 +188,7 @@ func serveCommand(ctx context.Context, args []string, stdout, stderr io.Writer, 
 	go func() { g.GracefulStop(); close(stopped) }()
 	select {
 	case <-stopped:
-	case <-time.After(*drain):
+	case <-time.After(*f.drain):
 		log.Warn("calls still under way after the grace: ending them")
 	}
 	cleanup, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -341,7 +364,7 @@ type serveLimits struct {
 }
 
 // limitFlags adds serve's limit flags to fs, each with its default.
-func limitFlags(fs *flag.FlagSet) *serveLimits {
+func limitFlags(fs *pflag.FlagSet) *serveLimits {
 	l := &serveLimits{maxUpload: serviceMaxUpload, maxProblem: sandbox.DefaultMaxProblemBytes, bounds: sandbox.Bounds{}.WithDefaults()}
 	b := &l.bounds
 	// 0: the default, from the cores and from --max-calls.
@@ -371,7 +394,7 @@ func limitFlags(fs *flag.FlagSet) *serveLimits {
 
 // sizeFlag is a flag of a size in bytes (K, M, G suffixes) stored in p,
 // whose value is its default.
-func sizeFlag(fs *flag.FlagSet, p *int64, name, usage string) {
+func sizeFlag(fs *pflag.FlagSet, p *int64, name, usage string) {
 	fs.Func(name, fmt.Sprintf("%s, in `bytes` (K, M, G suffixes; default %s)", usage, sizeText(*p)), func(s string) error {
 		n, err := parseBytes(s)
 		if err == nil && n <= 0 {

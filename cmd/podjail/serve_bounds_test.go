@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/podjail/podjail/internal/hosttest"
 	"github.com/podjail/podjail/plugin/sandbox"
@@ -307,7 +308,7 @@ func copyExecutable(src, dst string) error {
 // for nothing gets.
 func TestServeLimitFlags(t *testing.T) {
 	parse := func(args ...string) (*serveLimits, error) {
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+		fs := pflag.NewFlagSet("serve", pflag.ContinueOnError)
 		fs.SetOutput(io.Discard)
 		l := limitFlags(fs)
 		if err := fs.Parse(args); err != nil {

@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"flag"
 	"path/filepath"
 
 	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/pflag"
 
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/sandbox"
@@ -13,9 +13,9 @@ import (
 
 // serviceFlag is the --service flag of the commands that can go through a
 // running `podjail serve`.
-func serviceFlag(fs *flag.FlagSet) *string {
-	return fs.String("service", "", "Unix socket `path` of a podjail service to judge through, or \"none\" (default: $PODJAIL_SERVICE, else the default socket when a service answers there, else in this process)")
-}
+func serviceFlag(fs *pflag.FlagSet) *string { return fs.String("service", "", serviceUsage) }
+
+const serviceUsage = "Unix socket `path` of a podjail service to judge through, or \"none\" (default: $PODJAIL_SERVICE, else the default socket when a service answers there, else in this process)"
 
 // dialService is sandbox.DialService: the service a command goes through,
 // nil for none.

@@ -3,6 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,9 +27,19 @@ func podjailHere(args ...string) cmdResult {
 // fronts parse as the tools they imitate).
 var podjailCommands = []string{"run", "judge", "doctor", "bench", "serve", "health", "version"}
 
-// usagePattern is the first line of every command's usage: the command,
-// [flags], the flags it cannot do without, its arguments.
-var usagePattern = regexp.MustCompile(`^usage: podjail [a-z]+ \[flags\]( --[a-z-]+ [A-Z_]+)*( --)?( \[?[A-Z_]+(\.\.\.)?\]?)*$`)
+// usagePattern is every command's usage line: the command, [flags], the
+// flags it cannot do without, its arguments.
+var usagePattern = regexp.MustCompile(`^  podjail [a-z]+ \[flags\]( --[a-z-]+ [A-Z_]+)*( \[--\])?( \[?[A-Z_]+(\.\.\.)?\]?)*$`)
+
+// usageLine is the line after "Usage:" in out, "" for none.
+func usageLine(out string) string {
+	_, rest, ok := strings.Cut(out, "Usage:\n")
+	if !ok {
+		return ""
+	}
+	line, _, _ := strings.Cut(rest, "\n")
+	return line
+}
 
 func TestVersion(t *testing.T) {
 	want := "podjail " + engine.BuildVersion() + "\n"
@@ -40,102 +53,162 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestHelpExitsZero: -h and --help print the usage on stdout and exit 0,
-// as Podman's commands do; a usage error still exits 2 with the usage on
-// stderr.
+// TestHelpExitsZero: -h, --help and help print the usage on stdout and
+// exit 0, as Podman's commands do; a usage error exits 2 with the error
+// and the usage on stderr.
 func TestHelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"help"}} {
-		if r := podjailHere(args...); r.code != exitOK || !strings.HasPrefix(r.stdout, "usage: podjail COMMAND") || r.stderr != "" {
+		if r := podjailHere(args...); r.code != exitOK || !strings.Contains(r.stdout, "Available Commands:") || r.stderr != "" {
 			t.Errorf("podjail %v: exit %d, stdout %q, stderr %q; want 0 and the usage on stdout", args, r.code, r.stdout, r.stderr)
 		}
 	}
-	if r := podjailHere(); r.code != exitUsage || !strings.HasPrefix(r.stderr, "usage: podjail COMMAND") || r.stdout != "" {
+	if r := podjailHere(); r.code != exitUsage || !strings.HasPrefix(r.stderr, "podjail: name a command") || !strings.Contains(r.stderr, "Available Commands:") || r.stdout != "" {
 		t.Errorf("podjail: exit %d, stderr %q; want %d and the usage on stderr", r.code, r.stderr, exitUsage)
 	}
-	for _, cmd := range podjailCommands {
-		for _, help := range []string{"-h", "--help", "-help"} {
-			r := podjailHere(cmd, help)
-			if r.code != exitOK || !strings.HasPrefix(r.stdout, "usage: podjail "+cmd+" [flags]") || !strings.Contains(r.stdout, "\nflags:\n") || r.stderr != "" {
-				t.Errorf("podjail %s %s: exit %d, stdout %q, stderr %q; want 0 and the usage on stdout", cmd, help, r.code, r.stdout, r.stderr)
+	if r := podjailHere("jugde"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown command "jugde"`) || !strings.Contains(r.stderr, "\tjudge\n") {
+		t.Errorf("podjail jugde: exit %d, stderr %q; want %d and judge suggested", r.code, r.stderr, exitUsage)
+	}
+	for _, cmd := range append(podjailCommands, "completion") {
+		for _, help := range [][]string{{cmd, "-h"}, {cmd, "--help"}, {"help", cmd}} {
+			r := podjailHere(help...)
+			if r.code != exitOK || !strings.HasPrefix(usageLine(r.stdout), "  podjail "+cmd+" [flags]") || !strings.Contains(r.stdout, "\nFlags:\n") || r.stderr != "" {
+				t.Errorf("podjail %v: exit %d, stdout %q, stderr %q; want 0 and the usage on stdout", help, r.code, r.stdout, r.stderr)
 			}
 		}
 		r := podjailHere(cmd, "--no-such-flag")
-		if r.code != exitUsage || r.stdout != "" || !strings.HasPrefix(r.stderr, "podjail "+cmd+": flag provided but not defined: -no-such-flag\n\nusage: podjail "+cmd+" [flags]") {
+		if r.code != exitUsage || r.stdout != "" || !strings.HasPrefix(r.stderr, "podjail "+cmd+": unknown flag: --no-such-flag\n\nUsage:\n  podjail "+cmd+" [flags]") {
 			t.Errorf("podjail %s --no-such-flag: exit %d, stdout %q, stderr %q; want %d, the error and the usage on stderr", cmd, r.code, r.stdout, r.stderr, exitUsage)
 		}
 	}
 }
 
-// TestUsageLines: every usage starts "usage: podjail COMMAND [flags] ARGS".
+// TestUsageLines: every usage line reads "podjail COMMAND [flags] ARGS",
+// and podjail's own usage lists every command.
 func TestUsageLines(t *testing.T) {
-	if first, _, _ := strings.Cut(usage, "\n"); first != "usage: podjail COMMAND [flags] ARGS..." {
-		t.Errorf("podjail's usage starts %q", first)
+	root := podjailHere("--help").stdout
+	for _, cmd := range append(podjailCommands, "omegajail", "isolate", "completion") {
+		if !regexp.MustCompile(`\n  ` + cmd + ` +[a-z]`).MatchString(root) {
+			t.Errorf("podjail --help does not list %s:\n%s", cmd, root)
+		}
 	}
 	for _, cmd := range podjailCommands {
-		r := podjailHere(cmd, "--help")
-		if first, _, _ := strings.Cut(r.stdout, "\n"); !usagePattern.MatchString(first) {
-			t.Errorf("podjail %s --help starts %q: want %s", cmd, first, usagePattern)
+		if line := usageLine(podjailHere(cmd, "--help").stdout); !usagePattern.MatchString(line) {
+			t.Errorf("podjail %s --help: usage %q, want %s", cmd, line, usagePattern)
 		}
-		if !strings.Contains(usage, "\n  "+cmd+" ") {
-			t.Errorf("podjail's usage does not list %s", cmd)
-		}
+	}
+	if strings.Contains(root, "__gen-docs") {
+		t.Error("podjail --help lists the hidden __gen-docs")
 	}
 }
 
-// TestFlagsAfterArguments: a flag after judge's arguments is refused
-// naming the fix, not taken for an argument.
-func TestFlagsAfterArguments(t *testing.T) {
+// TestFlagsAnywhere: judge's flags go before, between or after its
+// arguments; the count of arguments is checked apart.
+func TestFlagsAnywhere(t *testing.T) {
 	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"judge", "--json", dir, "a.c"},
+		{"judge", dir, "a.c", "--json"},
+		{"judge", dir, "--lang", "c", "a.c"},
+		{"judge", dir, "a.c", "--lang=c", "--parallel", "2"},
+	} {
+		// No problem in dir: the arguments got through to judge's own
+		// checks, which say so without the usage.
+		r := podjailHere(args...)
+		if r.code != exitUsage || strings.Contains(r.stderr, "Usage:") || !strings.HasPrefix(r.stderr, "podjail judge: problem") {
+			t.Errorf("podjail %v: exit %d, stderr %q; want %d and the problem's error alone", args, r.code, r.stderr, exitUsage)
+		}
+	}
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"judge", dir, "a.c", "--json"}, "podjail judge: flag --json after PROBLEM_DIR SOURCE: put flags first (podjail judge --json PROBLEM_DIR SOURCE)\n"},
-		{[]string{"judge", dir, "a.c", "--lang", "c"}, "put flags first (podjail judge --lang c PROBLEM_DIR SOURCE)"},
-		{[]string{"judge", dir, "a.c", "--lang=c"}, "put flags first (podjail judge --lang=c PROBLEM_DIR SOURCE)"},
-		{[]string{"judge", dir, "--parallel", "2", "a.c"}, "flag --parallel after PROBLEM_DIR SOURCE"},
 		{[]string{"judge", dir}, "podjail judge: want 2 arguments (PROBLEM_DIR SOURCE), got 1\n"},
-		{[]string{"judge", dir, "a.c", "b.c"}, "want 2 arguments (PROBLEM_DIR SOURCE), got 3"},
+		{[]string{"judge", dir, "a.c", "b.c", "--json"}, "want 2 arguments (PROBLEM_DIR SOURCE), got 3"},
+		{[]string{"judge", "-json", dir, "a.c"}, "podjail judge: unknown flag -json: a long flag takes two dashes (--json)\n"},
+		{[]string{"judge", dir, "a.c", "--lang"}, "flag needs an argument: --lang"},
 		{[]string{"health", "extra", "--json"}, `podjail health: unexpected argument "extra": podjail health takes flags only`},
 		{[]string{"serve", "extra"}, `podjail serve: unexpected argument "extra"`},
 		{[]string{"doctor", "extra"}, `podjail doctor: unexpected argument "extra"`},
 		{[]string{"bench", "--image", "x", "extra"}, `podjail bench: unexpected argument "extra"`},
+		{[]string{"run", "--memory", "lots", "/prog"}, `podjail run: invalid argument "lots" for "--memory" flag: "lots" is not a byte size`},
 	} {
 		r := podjailHere(c.args...)
-		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, "usage: podjail "+c.args[0]) {
+		if r.code != exitUsage || !strings.Contains(r.stderr, c.want) || !strings.Contains(r.stderr, "Usage:\n  podjail "+c.args[0]) {
 			t.Errorf("podjail %v: exit %d, stderr %q; want %d, %q and the usage", c.args, r.code, r.stderr, exitUsage, c.want)
 		}
 	}
 	// Asking for help anywhere is help.
-	if r := podjailHere("judge", dir, "a.c", "--help"); r.code != exitOK || !strings.HasPrefix(r.stdout, "usage: podjail judge") {
+	if r := podjailHere("judge", dir, "a.c", "--help"); r.code != exitOK || !strings.HasPrefix(usageLine(r.stdout), "  podjail judge") {
 		t.Errorf("podjail judge DIR SOURCE --help: exit %d, stdout %q; want 0 and the usage", r.code, r.stdout)
 	}
-	// Flags first, the arguments get through to the command's own checks.
-	if r := podjailHere("judge", "--json", dir, "a.c"); r.code != exitUsage || strings.Contains(r.stderr, "usage:") || !strings.Contains(r.stderr, "podjail judge: ") {
-		t.Errorf("podjail judge --json DIR SOURCE (no problem there): exit %d, stderr %q; want %d and the problem's error alone", r.code, r.stderr, exitUsage)
-	}
 }
 
-// TestRunArgvIsTheProgram: after run's flags, every word is the
-// program's, flags of podjail's name included.
+// TestRunArgvIsTheProgram: every word from run's program on is the
+// program's, flags of podjail's names included, with -- or without.
 func TestRunArgvIsTheProgram(t *testing.T) {
-	c := newCommand("run", "-- PROGRAM [ARGS...]", anyArgs, "")
-	asJSON := c.Bool("json", false, "")
-	var out bytes.Buffer
-	argv := []string{"--json", "--", "/prog", "--json", "-h", "x"}
-	if code, done := c.parse(argv, &out, &out); done {
-		t.Fatalf("parse %q: done, exit %d: %s", argv, code, out.String())
+	for _, argv := range [][]string{
+		{"--json", "--", "/prog", "--json", "-h", "x"},
+		{"--json", "/prog", "--json", "-h", "x"},
+	} {
+		cmd := newRunCommand(&cli{stdout: io.Discard, stderr: io.Discard})
+		if err := cmd.ParseFlags(argv); err != nil {
+			t.Fatalf("parse %q: %v", argv, err)
+		}
+		asJSON, _ := cmd.Flags().GetBool("json")
+		if want := []string{"/prog", "--json", "-h", "x"}; !asJSON || !slices.Equal(cmd.Flags().Args(), want) {
+			t.Errorf("parse %q: --json %t, program %q; want true, %q", argv, asJSON, cmd.Flags().Args(), want)
+		}
 	}
-	if want := []string{"/prog", "--json", "-h", "x"}; !*asJSON || !slices.Equal(c.Args(), want) {
-		t.Errorf("parse %q: --json %t, program %q; want true, %q", argv, *asJSON, c.Args(), want)
+	// -v, as the docs write it, and --v, its name before --verbose.
+	for _, v := range []string{"-v", "--v", "--verbose"} {
+		cmd := newRunCommand(&cli{stdout: io.Discard, stderr: io.Discard})
+		if err := cmd.ParseFlags([]string{v, "/prog"}); err != nil {
+			t.Fatalf("parse %s: %v", v, err)
+		}
+		if verbose, _ := cmd.Flags().GetBool("verbose"); !verbose {
+			t.Errorf("run %s /prog: not verbose", v)
+		}
 	}
 }
 
-func TestFlagName(t *testing.T) {
-	for word, want := range map[string]string{"-json": "json", "--json": "json", "--lang=c": "lang", "-h": "h", "--": "", "-": "", "a.c": "", "---x": "", "--=x": ""} {
-		got, ok := flagName(word)
-		if got != want || ok != (want != "") {
-			t.Errorf("flagName(%q) = %q, %t; want %q", word, got, ok, want)
+// TestCompletion: podjail completion prints each shell's script.
+func TestCompletion(t *testing.T) {
+	for shell, want := range map[string]string{"bash": "complete -o default -F __start_podjail podjail", "zsh": "#compdef podjail", "fish": "complete -c podjail"} {
+		if r := podjailHere("completion", shell); r.code != exitOK || !strings.Contains(r.stdout, want) || r.stderr != "" {
+			t.Errorf("podjail completion %s: exit %d, stderr %q, no %q in the script", shell, r.code, r.stderr, want)
+		}
+	}
+	if r := podjailHere("completion", "ksh"); r.code != exitUsage || !strings.Contains(r.stderr, `invalid argument "ksh"`) {
+		t.Errorf("podjail completion ksh: exit %d, stderr %q; want %d naming ksh", r.code, r.stderr, exitUsage)
+	}
+}
+
+// TestGenDocs: the hidden __gen-docs writes a man page per command and
+// each shell's completion under the name the shell looks for.
+func TestGenDocs(t *testing.T) {
+	dir := t.TempDir()
+	if r := podjailHere("__gen-docs", "man", filepath.Join(dir, "man")); r.code != exitOK {
+		t.Fatalf("__gen-docs man: exit %d, %s", r.code, r.stderr)
+	}
+	pages := []string{"podjail.1"}
+	for _, cmd := range append(podjailCommands, "omegajail", "isolate", "completion") {
+		pages = append(pages, "podjail-"+cmd+".1")
+	}
+	for _, p := range pages {
+		b, err := os.ReadFile(filepath.Join(dir, "man", p))
+		if err != nil || !bytes.Contains(b, []byte(".TH ")) {
+			t.Errorf("man page %s: %v, %.80q", p, err, b)
+		}
+	}
+	if got, _ := filepath.Glob(filepath.Join(dir, "man", "*.1")); len(got) != len(pages) {
+		t.Errorf("man pages %q, want %q", got, pages)
+	}
+	if r := podjailHere("__gen-docs", "completions", filepath.Join(dir, "comp")); r.code != exitOK {
+		t.Fatalf("__gen-docs completions: exit %d, %s", r.code, r.stderr)
+	}
+	for _, name := range []string{"podjail", "_podjail", "podjail.fish"} {
+		if fi, err := os.Stat(filepath.Join(dir, "comp", name)); err != nil || fi.Size() == 0 {
+			t.Errorf("completion %s: %v", name, err)
 		}
 	}
 }

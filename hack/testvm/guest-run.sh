@@ -19,6 +19,7 @@ socket_wait=120
 log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
 finish() {
 	log "done rc=$1"
+	[ -z "${versions_pid:-}" ] || wait "$versions_pid"
 	journalctl -b --no-pager >"$out/journal.txt" 2>&1
 	echo "END uptime=$(cut -d' ' -f1 /proc/uptime)" >"$out/end.txt"
 	echo "$1" >"$out/done"
@@ -27,6 +28,7 @@ finish() {
 }
 
 log "RUNNER_START uptime=$(cut -d' ' -f1 /proc/uptime)"
+stat_start=$(grep '^cpu ' /proc/stat)
 
 # Without an audit daemon, audit records (AVC denials, seccomp kills) reach
 # the kernel log through printk_ratelimit: 10 per 5 s by default, the rest
@@ -74,6 +76,79 @@ exec runuser -u $user -- env HOME=/home/$user USER=$user LOGNAME=$user PATH=$PAT
 EOF
 chmod 755 /usr/local/bin/as-tester
 
+# --- payload, copied off the 9p share; the test image's import starts at
+# once (the podman command needs no API service), beside the waits below
+rm -rf "$payload"
+cp -rL "$share/payload" "$payload" || {
+	log "FATAL: cannot copy the payload"
+	finish 1
+}
+chmod -R a+rX "$payload"
+
+# --- the scratch test image from progs/, for root and for tester: in the
+# background, beside the API waits, podman info and the SELinux module's
+# build below (each a minute or so under emulation, none needs the other)
+import_test_image() {
+	if [ ! -d "$payload/progs" ]; then
+		log "no progs/: $test_image not made"
+		return 0
+	fi
+	find "$payload/progs" -type f -exec chmod 0755 {} +
+	log "import $test_image from progs/: $(cd "$payload/progs" && find . -type f | sed 's|^\./||' | sort | xargs)"
+	mk_tar() { tar -C "$payload/progs" --numeric-owner --owner=0 --group=0 -c .; }
+	# root's and tester's at once: each is mostly one process's work
+	local root_pid rc=0 i
+	mk_tar | podman import -q - "$test_image" >/dev/null &
+	root_pid=$!
+	# tester's session (lingering) may still be starting
+	for i in $(seq 120); do
+		[ -S /run/user/$uid/bus ] && break
+		sleep 0.5
+	done
+	mk_tar | as-tester podman import -q - "$test_image" >/dev/null || rc=1
+	wait "$root_pid" || rc=1
+	if [ $rc != 0 ]; then
+		log "FATAL: podman import of $test_image failed"
+		echo "FAIL import-test-image - rc=1 seconds=0" >>"$out/summary.txt"
+		return 1
+	fi
+	log "imported $test_image"
+}
+import_pid=
+if [ ! -e "$payload/guest.sh" ]; then
+	import_test_image &
+	import_pid=$!
+fi
+
+# --- the Podman services' settings (hack/testvm/ab-podman.sh measures them
+# against Debian's in one boot; docs/testing.md has its figures): no event
+# log (podjail reads no events; Podman writes one to the journal for each
+# step of each container), warnings only in the log, and Go's collector at
+# a quarter of its default work (GOGC=400: the services' heaps are small).
+# "stock" takes them away again. Both services start on their sockets'
+# first call; a running one is restarted.
+podman_settings() { # stock|tuned
+	local conf=/etc/containers/containers.conf.d/podjail-testvm.conf i
+	local units=(/etc/systemd/system/podman.service.d /etc/systemd/user/podman.service.d)
+	rm -f "$conf" "${units[0]}/tuned.conf" "${units[1]}/tuned.conf"
+	if [ "$1" = tuned ]; then
+		mkdir -p "$(dirname "$conf")" "${units[@]}"
+		printf '[engine]\nevents_logger = "none"\n' >"$conf"
+		for i in "${units[@]}"; do
+			printf '[Service]\nEnvironment=LOGGING=--log-level=warn GOGC=400\n' >"$i/tuned.conf"
+		done
+	fi
+	for i in $(seq 120); do # tester's manager (lingering) may still be starting
+		[ -S /run/user/$uid/bus ] && break
+		sleep 0.5
+	done
+	systemctl daemon-reload && as-tester systemctl --user daemon-reload &&
+		systemctl try-restart podman.service && as-tester systemctl --user try-restart podman.service
+}
+export -f podman_settings
+export uid
+podman_settings tuned || log "warning: the Podman services' settings did not apply"
+
 # --- both Podman API services must answer
 ping_ok() { # ping_ok SOCKET [RUN-AS...]
 	local sock=$1
@@ -96,7 +171,8 @@ if [ $root_ok != 1 ] || [ $rootless_ok != 1 ]; then
 fi
 log "podman API up (rootful and rootless) after $((SECONDS - t0))s"
 
-# --- versions
+# --- versions, in the background (podman info takes seconds: Debian's
+# Podman queries dpkg)
 {
 	fmt='cgroups={{.Host.CgroupsVersion}} manager={{.Host.CgroupManager}} runtime={{.Host.OCIRuntime.Name}} storage={{.Store.GraphDriverName}} controllers={{.Host.CgroupControllers}}'
 	echo "kernel: $(uname -r)"
@@ -113,45 +189,9 @@ log "podman API up (rootful and rootless) after $((SECONDS - t0))s"
 	fi
 	echo "--- podman version"
 	podman version
-} >"$out/versions.txt" 2>&1
+} >"$out/versions.txt" 2>&1 &
+versions_pid=$!
 
-# --- payload, copied off the 9p share
-rm -rf "$payload"
-cp -rL "$share/payload" "$payload" || {
-	log "FATAL: cannot copy the payload"
-	finish 1
-}
-chmod -R a+rX "$payload"
-
-# --- the scratch test image from progs/, for root and for tester: in the
-# background, beside the SELinux module's build below (both a minute or so
-# under emulation, neither needs the other)
-import_test_image() {
-	if [ ! -d "$payload/progs" ]; then
-		log "no progs/: $test_image not made"
-		return 0
-	fi
-	find "$payload/progs" -type f -exec chmod 0755 {} +
-	log "import $test_image from progs/: $(cd "$payload/progs" && find . -type f | sed 's|^\./||' | sort | xargs)"
-	mk_tar() { tar -C "$payload/progs" --numeric-owner --owner=0 --group=0 -c .; }
-	# root's and tester's at once: each is mostly one process's work
-	local root_pid rc=0
-	mk_tar | podman import -q - "$test_image" >/dev/null &
-	root_pid=$!
-	mk_tar | as-tester podman import -q - "$test_image" >/dev/null || rc=1
-	wait "$root_pid" || rc=1
-	if [ $rc != 0 ]; then
-		log "FATAL: podman import of $test_image failed"
-		echo "FAIL import-test-image - rc=1 seconds=0" >>"$out/summary.txt"
-		return 1
-	fi
-	log "imported $test_image"
-}
-import_pid=
-if [ ! -e "$payload/guest.sh" ]; then
-	import_test_image &
-	import_pid=$!
-fi
 # SELinux: containers execute the shim from the host, so it needs a label
 # container_t may execute: contrib/selinux/README.md's way without the module.
 fedora_shim=/usr/libexec/podjail/podjail-shim
@@ -354,6 +394,7 @@ run_pass() {
 # just its tests, both modes at once; the SELinux boot runs its modes one
 # after the other (the module goes on before the rootless run).
 timed='^(TestPodjailBench|TestMeasure.*)$'
+log "the runner before its tests: $SECONDS s, the VM busy $(busy_since "$stat_start")%"
 targeted=0
 [[ " ${flags[*]} " == *" -test.run="* ]] && targeted=1
 # A payload with a file "sequential" runs its targeted tests a mode after

@@ -19,6 +19,10 @@
 #      PODJAIL_TESTVM_ICOUNT   boot with qemu's -icount VALUE (e.g. shift=2,sleep=on): the
 #                              guest's clock counts instructions, so its processor times do
 #                              not drift with the host's speed (single-threaded TCG)
+#      PODJAIL_TESTVM_TB_SIZE  qemu's translation cache in MiB (-accel tcg,tb-size=N; qemu's
+#                              default otherwise)
+#      PODJAIL_TESTVM_JIT=1    ask qemu's monitor "info jit" every 2 minutes into out/jit.txt
+#                              (its "TB flush count" says whether the cache is too small)
 #      PODJAIL_TESTVM_IMAGE    boot this image directory (disk.img, vmlinuz, initrd.img)
 #                              instead of build.sh's, e.g. build-fedora-selinux.sh's
 #      PODJAIL_TESTVM_CACHE, PODJAIL_TESTVM_MIRROR: see build.sh
@@ -51,6 +55,26 @@ else
 	}
 fi
 
+# ask_jit SOCKET PID: qemu's "info jit" every 2 minutes while PID lives, each
+# answer under the seconds since the boot.
+ask_jit() {
+	local t0=$SECONDS
+	while kill -0 "$2" 2>/dev/null; do
+		sleep 120
+		echo "== $((SECONDS - t0)) s"
+		python3 -c 'import socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(5)
+s.sendall(b"info jit\n"); time.sleep(2); out = b""
+try:
+    while True:
+        b = s.recv(65536)
+        if not b: break
+        out += b
+except socket.timeout: pass
+print(out.decode(errors="replace"))' "$1" || true
+	done
+}
+
 # Under TCG the guest kernel can crash patching its own text while the other
 # vCPU runs it (README, "Known emulation hazard"): a boot whose kernel panicked
 # early is tried once more, from the same clean image.
@@ -66,15 +90,17 @@ for attempt in 1 2; do
 	chmod 1777 "$share/out" # tests running as tester may leave files in $PODJAIL_OUT
 	out=$share/out
 
-	accel=(-accel tcg,thread=multi)
+	accel=(-accel "tcg,thread=multi${PODJAIL_TESTVM_TB_SIZE:+,tb-size=$PODJAIL_TESTVM_TB_SIZE}")
 	if [ -n "${PODJAIL_TESTVM_ICOUNT:-}" ]; then
-		accel=(-accel tcg -icount "$PODJAIL_TESTVM_ICOUNT")
+		accel=(-accel "tcg${PODJAIL_TESTVM_TB_SIZE:+,tb-size=$PODJAIL_TESTVM_TB_SIZE}" -icount "$PODJAIL_TESTVM_ICOUNT")
 		[ "${PODJAIL_TESTVM_SMP:-2}" = 1 ] ||
 			echo "== testvm: warning: with -icount the processors take turns on one clock; each is charged the others' turns (PODJAIL_TESTVM_SMP=1 for processor times)"
 	fi
 	echo "== testvm: image $img"
 	echo "== testvm: qemu ${accel[*]}, ${PODJAIL_TESTVM_SMP:-2} processors"
 	echo "== testvm: share $share, timeout ${timeout}s"
+	monitor=(-monitor none)
+	[ "${PODJAIL_TESTVM_JIT:-0}" = 1 ] && monitor=(-monitor "unix:$share/monitor.sock,server=on,wait=off")
 	t0=$(date +%s.%N)
 	# timeout(1) runs qemu in its own process group, which a Ctrl-C or a kill of this script's
 	# group does not reach: forward those by hand.
@@ -84,8 +110,9 @@ for attempt in 1 2; do
 		-append "root=/dev/vda rw console=ttyS0 mitigations=off quiet loglevel=3 systemd.show_status=error panic=-1 ${PODJAIL_TESTVM_APPEND:-}" \
 		-drive "file=$img/disk.img,format=raw,if=virtio,snapshot=on,cache=unsafe,discard=unmap" \
 		-virtfs "local,path=$share,mount_tag=hostshare,security_model=none,id=hs" \
-		-nic none -display none -monitor none -serial "file:$out/console.log" -no-reboot </dev/null &
+		-nic none -display none "${monitor[@]}" -serial "file:$out/console.log" -no-reboot </dev/null &
 	qemu_pid=$!
+	[ "${PODJAIL_TESTVM_JIT:-0}" = 1 ] && ask_jit "$share/monitor.sock" $qemu_pid >"$out/jit.txt" 2>&1 &
 	interrupted=0
 	trap 'interrupted=1; kill -TERM $qemu_pid 2>/dev/null' INT TERM HUP
 	qemu_rc=0

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/podjail/podjail/internal/viaservice"
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/runner"
@@ -74,7 +75,7 @@ func benchBuilds(ctx context.Context, rep *benchReport, pr *plugin.Runner, id, s
 		return err
 	}
 	front := func(ctx context.Context, req runner.RunRequest, f plugin.Files) (runner.RunResult, error) {
-		res, err := runThroughService(ctx, c, req, f)
+		res, err := viaservice.Run(ctx, c, req, f)
 		return res.RunResult, err
 	}
 	rep.BuildFront, err = medianOf(n, pause, build(front, "as a front through the service"))
