@@ -118,8 +118,10 @@ func TestJudgeCMSImageLanguages(t *testing.T) {
 		"tests/1.ans":  "42\n",
 	})
 	for _, l := range []struct{ id, src, broken, ce string }{
-		// A unit compiles to no program: the table's hint.
-		{"pascal", "aplusb.pas", "unit u;\ninterface\nimplementation\nend.\n",
+		// A unit compiles to no program: the table's hint. It is named
+		// main, as the file the build writes: fpc refuses a unit named
+		// otherwise before it could build nothing ("Illegal unit name").
+		{"pascal", "aplusb.pas", "unit main;\ninterface\nimplementation\nend.\n",
 			"the build made no main: Make sure the source is a program, not a unit"},
 		// A module not named Main links nothing: GHC says so.
 		{"haskell", "aplusb.hs", "module Solution where\nmain :: IO ()\nmain = print 1\n", "There is no module named"},
