@@ -51,7 +51,7 @@ rc=0 n=0
 for r in $rounds; do
 	n=$((n + 1))
 	podman_config "$r" || { log "FATAL: podman_config $r"; exit 1; }
-	log "round $n: $r: $(systemctl show -p Environment podman.service)"
+	log "round $n: $r: $(systemctl show -p Environment podman.service), $(cat /etc/containers/containers.conf.d/podjail-testvm.conf 2>/dev/null | tr "\n" " ")"
 	stat0=$(grep '^cpu ' /proc/stat)
 	a0=$(usec "$root_svc") b0=$(usec "$user_svc") all0=$(usec .)
 	t=$SECONDS

@@ -125,15 +125,18 @@ fi
 # log (podjail reads no events; Podman writes one to the journal for each
 # step of each container), warnings only in the log, and Go's collector at
 # a quarter of its default work (GOGC=400: the services' heaps are small).
-# "stock" takes them away again. Both services start on their sockets'
-# first call; a running one is restarted.
-podman_settings() { # stock|tuned
+# "stock" takes them away again; "events" and "service" set one part each
+# (the event log; the log level and GOGC). Both services start on their
+# sockets' first call; a running one is restarted.
+podman_settings() { # stock|tuned|events|service
 	local conf=/etc/containers/containers.conf.d/podjail-testvm.conf i
 	local units=(/etc/systemd/system/podman.service.d /etc/systemd/user/podman.service.d)
 	rm -f "$conf" "${units[0]}/tuned.conf" "${units[1]}/tuned.conf"
-	if [ "$1" = tuned ]; then
-		mkdir -p "$(dirname "$conf")" "${units[@]}"
+	mkdir -p "$(dirname "$conf")" "${units[@]}"
+	if [ "$1" = tuned ] || [ "$1" = events ]; then
 		printf '[engine]\nevents_logger = "none"\n' >"$conf"
+	fi
+	if [ "$1" = tuned ] || [ "$1" = service ]; then
 		for i in "${units[@]}"; do
 			printf '[Service]\nEnvironment=LOGGING=--log-level=warn GOGC=400\n' >"$i/tuned.conf"
 		done
