@@ -36,8 +36,11 @@ rm -rf "$out" && mkdir -p "$out/SOURCES"
 # The tracked files as they are now (uncommitted changes included), as git archive gives them.
 tree=$(git stash create 2>/dev/null || true)
 git archive --format=tar.gz --prefix="podjail-$version/" -o "$out/SOURCES/podjail-$version.tar.gz" "${tree:-HEAD}"
+# systemd's scriptlet macros, or stand-ins where rpm has none (Debian's).
+load=()
+[ -n "$(rpm --eval '%{?systemd_post:1}')" ] || load=(--load contrib/rpm/macros.systemd-standin)
 t0=$(date +%s)
-rpmbuild -bb --nodeps --define "_topdir $out" --define "podjail_version $version" \
+rpmbuild "${load[@]}" -bb --nodeps --define "_topdir $out" --define "podjail_version $version" \
 	contrib/rpm/podjail.spec >"$out/rpmbuild.log" 2>&1 || {
 	tail -n 40 "$out/rpmbuild.log" >&2
 	echo "rpm.sh: rpmbuild failed (whole log: $out/rpmbuild.log)" >&2
@@ -92,6 +95,15 @@ for w in "semodule -s targeted -X 200 -i /usr/share/selinux/packages/targeted/po
 	"semodule -s targeted -X 200 -r podjail"; do
 	grep -qF "$w" <<<"$scripts" || {
 		echo "rpm.sh: podjail-selinux's scriptlets lack: $w" >&2
+		fail=1
+	}
+done
+# Its units' scriptlets (systemd's macros or rpm.sh's stand-ins): each step
+# names the units.
+scripts=$(rpm -qp --scripts "$main" 2>/dev/null)
+for step in postinstall preuninstall postuninstall; do
+	awk -v s="$step" '/^[a-z]+ (scriptlet|program)/ { on = ($1 == s) } on' <<<"$scripts" | grep -q 'podjail\.service' || {
+		echo "rpm.sh: podjail's $step scriptlet does not name its units" >&2
 		fail=1
 	}
 done
