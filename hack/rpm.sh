@@ -17,6 +17,7 @@ command -v rpmbuild >/dev/null || need+=(rpm)
 command -v rpm2cpio >/dev/null || need+=(rpm2cpio)
 command -v cpio >/dev/null || need+=(cpio)
 command -v bzip2 >/dev/null || need+=(bzip2)
+command -v man >/dev/null || need+=(man-db)
 [ -f /usr/share/selinux/devel/Makefile ] || need+=(selinux-policy-dev)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -120,4 +121,9 @@ mkdir -p "$out/root" "$out/selinux-root"
 # (TestSELinuxRPMScriptlets runs them there as rpm would).
 (cd "$out/selinux-root" && rpm2cpio "$selinux" | cpio -idm --quiet)
 rpm -qp --scripts "$selinux" >"$out/selinux.scripts" 2>/dev/null
+# man finds and renders a command's page where the package put it.
+MANPATH=$out/root/usr/share/man man -P cat podjail-judge 2>&1 | grep -q 'podjail judge \[flags\] PROBLEM_DIR SOURCE' || {
+	echo "rpm.sh: man podjail-judge does not show judge's usage from the package's man pages" >&2
+	exit 1
+}
 echo "rpm.sh: file lists and scriptlets as expected; payloads unpacked in $out/root and $out/selinux-root"
