@@ -11,7 +11,9 @@
 #   echo '-test.run=^(TestA|TestB)$' >_out/payload/testflags
 #   PODJAIL_TESTVM_OUT=_out/ab bash hack/testvm/run.sh _out/payload
 #
-# "tuned" is what guest-run.sh sets for the suite (its podman_settings).
+# The settings are guest-run.sh's podman_settings (exported). Nothing else
+# may run on the host meanwhile: a busy host slows the emulated processors,
+# and the guest charges that time to whatever ran.
 set -u
 out=/mnt/host/out
 payload=/var/tmp/payload
@@ -20,7 +22,7 @@ log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
 
 # podman_settings (guest-run.sh's, exported) sets them; then both services
 # are up again before the round.
-podman_config() { # stock|tuned
+podman_config() { # stock|tuned|events|service
 	local s
 	podman_settings "$1" || return 1
 	for s in /run/podman/podman.sock /run/user/1000/podman/podman.sock; do
