@@ -3,6 +3,7 @@ package bindings
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/containers/podman/v5/pkg/bindings"
@@ -73,7 +74,8 @@ func dial(ctx context.Context, url string, rootless bool) (context.Context, erro
 	// request carries its own context through withCall.
 	conn, err := bindings.NewConnection(context.WithoutCancel(ctx), url)
 	if err != nil {
-		return nil, &UnreachableError{Socket: url, Rootless: rootless, Err: err}
+		_, lookErr := exec.LookPath("podman")
+		return nil, &UnreachableError{Socket: url, Rootless: rootless, NoPodman: lookErr != nil, Err: err}
 	}
 	return conn, nil
 }

@@ -39,6 +39,13 @@ func TestUnreachableErrorAdvice(t *testing.T) {
 	if !strings.Contains(rootful.Error(), "sudo systemctl enable --now podman.socket") {
 		t.Errorf("rootful advice missing: %s", rootful)
 	}
+	if strings.Contains(rootful.Error(), "install Podman") || !strings.Contains(rootful.Error(), "podjail doctor") {
+		t.Errorf("installed Podman: want no install advice and a pointer to podjail doctor: %s", rootful)
+	}
+	missing := &UnreachableError{Socket: RootfulSocket, NoPodman: true, Err: cause}
+	if !strings.Contains(missing.Error(), "install Podman 5 (Fedora, RHEL: sudo dnf install podman") {
+		t.Errorf("no podman command: want the install advice: %s", missing)
+	}
 	if !errors.Is(rootful, cause) {
 		t.Error("UnreachableError does not wrap its cause")
 	}

@@ -34,6 +34,9 @@ type UnreachableError struct {
 	// Rootless says whether the caller is not root, which decides the
 	// advice given.
 	Rootless bool
+	// NoPodman says no podman command is on this host's PATH: the advice
+	// starts with installing it. The zero value assumes it is installed.
+	NoPodman bool
 	Err      error
 }
 
@@ -42,8 +45,12 @@ func (e *UnreachableError) Error() string {
 	if e.Rootless {
 		how = "systemctl --user enable --now podman.socket"
 	}
-	return fmt.Sprintf("cannot reach the Podman API at %s: %v; start the socket with `%s`, or name another with --url or CONTAINER_HOST",
-		e.Socket, e.Err, how)
+	install := ""
+	if e.NoPodman {
+		install = "install Podman 5 (Fedora, RHEL: sudo dnf install podman; Debian: sudo apt install podman), then "
+	}
+	return fmt.Sprintf("cannot reach the Podman API at %s: %v; %sstart its socket with `%s`, or name another with --url or CONTAINER_HOST (podjail doctor checks the whole host)",
+		e.Socket, e.Err, install, how)
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }

@@ -17,6 +17,7 @@ command -v rpmbuild >/dev/null || need+=(rpm)
 command -v rpm2cpio >/dev/null || need+=(rpm2cpio)
 command -v cpio >/dev/null || need+=(cpio)
 command -v bzip2 >/dev/null || need+=(bzip2)
+command -v man >/dev/null || need+=(man-db)
 [ -f /usr/share/selinux/devel/Makefile ] || need+=(selinux-policy-dev)
 if [ ${#need[@]} -gt 0 ]; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -36,8 +37,11 @@ rm -rf "$out" && mkdir -p "$out/SOURCES"
 # The tracked files as they are now (uncommitted changes included), as git archive gives them.
 tree=$(git stash create 2>/dev/null || true)
 git archive --format=tar.gz --prefix="podjail-$version/" -o "$out/SOURCES/podjail-$version.tar.gz" "${tree:-HEAD}"
+# systemd's scriptlet macros, or stand-ins where rpm has none (Debian's).
+load=()
+[ -n "$(rpm --eval '%{?systemd_post:1}')" ] || load=(--load contrib/rpm/macros.systemd-standin)
 t0=$(date +%s)
-rpmbuild -bb --nodeps --define "_topdir $out" --define "podjail_version $version" \
+rpmbuild "${load[@]}" -bb --nodeps --define "_topdir $out" --define "podjail_version $version" \
 	contrib/rpm/podjail.spec >"$out/rpmbuild.log" 2>&1 || {
 	tail -n 40 "$out/rpmbuild.log" >&2
 	echo "rpm.sh: rpmbuild failed (whole log: $out/rpmbuild.log)" >&2
@@ -95,6 +99,15 @@ for w in "semodule -s targeted -X 200 -i /usr/share/selinux/packages/targeted/po
 		fail=1
 	}
 done
+# Its units' scriptlets (systemd's macros or rpm.sh's stand-ins): each step
+# names the units.
+scripts=$(rpm -qp --scripts "$main" 2>/dev/null)
+for step in postinstall preuninstall postuninstall; do
+	awk -v s="$step" '/^[a-z]+ (scriptlet|program)/ { on = ($1 == s) } on' <<<"$scripts" | grep -q 'podjail\.service' || {
+		echo "rpm.sh: podjail's $step scriptlet does not name its units" >&2
+		fail=1
+	}
+done
 if grep -q '/usr/local' <(rpm2cpio "$main" | cpio -i --to-stdout --quiet './usr/lib/systemd/system/podjail.service'); then
 	echo "rpm.sh: the packaged podjail.service still runs /usr/local/bin/podjail" >&2
 	fail=1
@@ -108,4 +121,9 @@ mkdir -p "$out/root" "$out/selinux-root"
 # (TestSELinuxRPMScriptlets runs them there as rpm would).
 (cd "$out/selinux-root" && rpm2cpio "$selinux" | cpio -idm --quiet)
 rpm -qp --scripts "$selinux" >"$out/selinux.scripts" 2>/dev/null
+# man finds and renders a command's page where the package put it.
+MANPATH=$out/root/usr/share/man man -P cat podjail-judge 2>&1 | grep -q 'podjail judge \[flags\] PROBLEM_DIR SOURCE' || {
+	echo "rpm.sh: man podjail-judge does not show judge's usage from the package's man pages" >&2
+	exit 1
+}
 echo "rpm.sh: file lists and scriptlets as expected; payloads unpacked in $out/root and $out/selinux-root"

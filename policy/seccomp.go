@@ -21,12 +21,12 @@ type refusal struct {
 // refusals are podjail's additions to containers/common's default profile.
 var refusals = []refusal{
 	{
-		// The process-group lock (shared/seeds/003): a process that moves
+		// The process-group lock (the design's seed judge had one): a process that moves
 		// to a session or group of its own leaves the one a group kill
 		// targets (a checker's or interactor's killpg, a tester's
 		// killpg(getpgid(pid))) and can outlive its run. podjail's own
 		// kills (the shim's kill(-1), cgroup.kill) reach it anyway; this is
-		// the second cover. ENOSYS, as the seed's lock answers: the call
+		// the second cover. ENOSYS, as that lock answered: the call
 		// looks absent, so a program falls back instead of retrying.
 		// crun started the container's session before loading the filter,
 		// so only the program is refused.

@@ -50,7 +50,7 @@ func benchFlags(fs *pflag.FlagSet, o *bench.Options) {
 	fs.IntVar(&o.Rounds, "rounds", o.Rounds, "`pairs` of the bare lifecycles and a judge, timed one after the other at each P; above 1, their ratios and the median of them are printed")
 	fs.BoolVar(&o.ByProcess, "by-process", false, "at P = 1, split the host's processor time by command (BSD process accounting: root only; it takes the host's accounting file until the bench ends)")
 	fs.IntVar(&o.SpecSteps, "spec-steps", 0, "at P = 1, also time `n` lifecycles for each step of podjail's run container built up from the bare one a part at a time (its settings, seccomp, mounts, parent cgroup; aside, the attach); 0: not")
-	fs.StringVar(&o.Shim, "shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	fs.StringVar(&o.Shim, "shim", "", shimUsage)
 	fs.BoolVar(&o.JSON, "json", false, "print the figures as JSON on stdout")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a CPU profile of this process's judges (podjail's own share of a test) to `file`, for go tool pprof")
 	fs.StringVar(&o.BuildLang, "build-lang", "", "`language` (c or cpp) whose build of a trivial program is timed in process and, with --service, through the service")

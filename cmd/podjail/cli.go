@@ -159,5 +159,11 @@ func newVersionCommand(c *cli) *cobra.Command {
 
 const urlUsage = "Podman API `URL` (default: $CONTAINER_HOST, else the user's socket, else /run/podman/podman.sock)"
 
+// The flags several commands share, worded once.
+const (
+	shimUsage      = "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)"
+	languagesUsage = "YAML `file` adding to or overriding the built-in language table"
+)
+
 // urlFlag registers --url on fs.
 func urlFlag(fs *pflag.FlagSet) *string { return fs.String("url", "", urlUsage) }

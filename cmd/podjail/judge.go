@@ -41,8 +41,8 @@ func newJudgeCommand(c *cli) *cobra.Command {
 	var f judgeFlags
 	f.url = urlFlag(fs)
 	f.langName = fs.String("lang", "", "the submission's `language` (default: from SOURCE's extension)")
-	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
-	f.shim = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
+	f.langFile = fs.String("languages", "", languagesUsage)
+	f.shim = fs.String("shim", "", shimUsage)
 	f.stopFirst = fs.Bool("stop-on-first-failure", false, "stop after the first test that is not AC")
 	f.asJSON = fs.Bool("json", false, "print the judgement as JSON on stdout")
 	f.service = serviceFlag(fs)

@@ -52,8 +52,8 @@ func newServeCommand(c *cli) *cobra.Command {
 	// pages are written once for every user.
 	f.listen = fs.String("listen", "", "Unix socket `path` to listen on when systemd hands over none (default: /run/podjail/podjail.sock for root, else $XDG_RUNTIME_DIR/podjail/podjail.sock)")
 	f.group = fs.String("group", "", "`group` (a name, or a number: in a container without the host's /etc/group) whose members may call too (socket mode 0660); default: only root and this user")
-	f.shim = fs.String("shim", "", "host `path` of podjail-shim (default: $PODJAIL_SHIM, else beside podjail)")
-	f.langFile = fs.String("languages", "", "YAML `file` adding to or overriding the built-in language table")
+	f.shim = fs.String("shim", "", shimUsage)
+	f.langFile = fs.String("languages", "", languagesUsage)
 	f.drain = fs.Duration("drain", 30*time.Second, "how long a stopping service (SIGTERM, SIGINT) waits for the calls under way before it ends them (IE, never a verdict) and removes their containers")
 	f.tmpDir = fs.String("tmp", "", "`directory` for artefacts and inputs, readable by the Podman service (default: $TMPDIR or /tmp)")
 	f.shapes = fs.Int("warm-shapes", runner.DefaultWarmShapes, "how many shapes of run (a language's build, a front's run) are kept armed ahead at once, one container each; the least recently used gives way")

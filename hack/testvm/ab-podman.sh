@@ -11,7 +11,9 @@
 #   echo '-test.run=^(TestA|TestB)$' >_out/payload/testflags
 #   PODJAIL_TESTVM_OUT=_out/ab bash hack/testvm/run.sh _out/payload
 #
-# "tuned" is what guest-run.sh sets for the suite (its podman_settings).
+# The settings are guest-run.sh's podman_settings (exported). Nothing else
+# may run on the host meanwhile: a busy host slows the emulated processors,
+# and the guest charges that time to whatever ran.
 set -u
 out=/mnt/host/out
 payload=/var/tmp/payload
@@ -20,7 +22,7 @@ log() { echo "[$(cut -d' ' -f1 /proc/uptime)] $*"; }
 
 # podman_settings (guest-run.sh's, exported) sets them; then both services
 # are up again before the round.
-podman_config() { # stock|tuned
+podman_config() { # stock|tuned|events|service
 	local s
 	podman_settings "$1" || return 1
 	for s in /run/podman/podman.sock /run/user/1000/podman/podman.sock; do
@@ -51,7 +53,7 @@ rc=0 n=0
 for r in $rounds; do
 	n=$((n + 1))
 	podman_config "$r" || { log "FATAL: podman_config $r"; exit 1; }
-	log "round $n: $r: $(systemctl show -p Environment podman.service)"
+	log "round $n: $r: $(systemctl show -p Environment podman.service), $(cat /etc/containers/containers.conf.d/podjail-testvm.conf 2>/dev/null | tr "\n" " ")"
 	stat0=$(grep '^cpu ' /proc/stat)
 	a0=$(usec "$root_svc") b0=$(usec "$user_svc") all0=$(usec .)
 	t=$SECONDS

@@ -120,20 +120,22 @@ if [ ! -e "$payload/guest.sh" ]; then
 	import_pid=$!
 fi
 
-# --- the Podman services' settings (hack/testvm/ab-podman.sh measures them
-# against Debian's in one boot; docs/testing.md has its figures): no event
-# log (podjail reads no events; Podman writes one to the journal for each
-# step of each container), warnings only in the log, and Go's collector at
-# a quarter of its default work (GOGC=400: the services' heaps are small).
-# "stock" takes them away again. Both services start on their sockets'
-# first call; a running one is restarted.
-podman_settings() { # stock|tuned
+# --- the Podman services' settings, for hack/testvm/ab-podman.sh, which
+# measures them against Debian's in one boot: "tuned" is no event log
+# (podjail reads no events), warnings only in the log and GOGC=400;
+# "events" and "service" set one part each (the event log; the log level
+# and GOGC); "stock" takes them away. A running service is restarted. The
+# suite itself runs Debian's own: a whole boot with "tuned" took as long as
+# one without (docs/performance.md, "Podman's own settings").
+podman_settings() { # stock|tuned|events|service
 	local conf=/etc/containers/containers.conf.d/podjail-testvm.conf i
 	local units=(/etc/systemd/system/podman.service.d /etc/systemd/user/podman.service.d)
 	rm -f "$conf" "${units[0]}/tuned.conf" "${units[1]}/tuned.conf"
-	if [ "$1" = tuned ]; then
-		mkdir -p "$(dirname "$conf")" "${units[@]}"
+	mkdir -p "$(dirname "$conf")" "${units[@]}"
+	if [ "$1" = tuned ] || [ "$1" = events ]; then
 		printf '[engine]\nevents_logger = "none"\n' >"$conf"
+	fi
+	if [ "$1" = tuned ] || [ "$1" = service ]; then
 		for i in "${units[@]}"; do
 			printf '[Service]\nEnvironment=LOGGING=--log-level=warn GOGC=400\n' >"$i/tuned.conf"
 		done
@@ -147,7 +149,6 @@ podman_settings() { # stock|tuned
 }
 export -f podman_settings
 export uid
-podman_settings tuned || log "warning: the Podman services' settings did not apply"
 
 # --- both Podman API services must answer
 ping_ok() { # ping_ok SOCKET [RUN-AS...]
