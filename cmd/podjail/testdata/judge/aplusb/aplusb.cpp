@@ -1,7 +1,11 @@
-#include <iostream>
+#include <cstdio>
 
+// <cstdio>, not <iostream>: a static link of iostream takes the VM's
+// emulation several times longer, and the tests judge the compiler, not
+// the library.
 int main() {
 	long long a, b;
-	std::cin >> a >> b;
-	std::cout << a + b << '\n';
+	if (std::scanf("%lld %lld", &a, &b) != 2)
+		return 1;
+	std::printf("%lld\n", a + b);
 }
