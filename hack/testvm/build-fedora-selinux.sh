@@ -221,4 +221,11 @@ rm -rf "$dir"
 mv -T "$tmp" "$dir"
 trap - EXIT
 step "image ready: $dir (derived in $(($(date +%s) - t0))s)"
+# Fedora images of other inputs are stale (8-9 GB each): removed, as build.sh removes older
+# images, unless PODJAIL_TESTVM_KEEP_OLD=1.
+if [ "${PODJAIL_TESTVM_KEEP_OLD:-0}" != 1 ]; then
+	for old in "$cache_root"/fedora-selinux-*; do
+		[ -d "$old" ] && [ "$old" != "$dir" ] && step "removing $old" && rm -rf --one-file-system "$old"
+	done
+fi
 echo "$dir" >&3

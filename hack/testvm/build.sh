@@ -47,6 +47,30 @@ remove_tree() {
 		while read -r m; do umount -l "$m" || true; done
 	rm -rf --one-file-system "$1"
 }
+# prune_old removes, after a new image is built, what only older images used: images of
+# other hashes, the Fedora images derived from them (build-fedora-selinux.sh derives anew
+# from this one), and toolchain tars this image was not made from and no build holds. Each
+# image is 5-9 GB: a machine that builds after every change of the inputs (CI) would fill
+# its disk. PODJAIL_TESTVM_KEEP_OLD=1 keeps them.
+prune_old() {
+	local d keep=" ${tc_tar[*]} "
+	[ "${PODJAIL_TESTVM_KEEP_OLD:-0}" = 1 ] && return 0
+	for d in "$cache_root"/*; do
+		case $(basename "$d") in
+		"$hash") ;;
+		fedora-selinux-*) step "removing $d (derived from an older image)" && remove_tree "$d" ;;
+		*) [[ $(basename "$d") =~ ^[0-9a-f]{16}$ ]] && step "removing older image $d" && remove_tree "$d" ;;
+		esac
+	done
+	for d in "$cache_root"/toolchains/*.tar; do
+		[ -f "$d" ] && [[ $keep != *" $d "* ]] || continue
+		local lock="$cache_root/toolchains/.lock-$(basename "$d" .tar)"
+		# A toolchain another build is making or reading is held under its lock.
+		if [ ! -e "$lock" ] || flock -n "$lock" true; then
+			step "removing unused toolchain $d" && rm -f "$d" "$lock"
+		fi
+	done
+}
 finish() {
 	local d others=()
 	for d in "$cache_root"/*; do
@@ -176,4 +200,5 @@ else
 fi
 trap - EXIT
 step "image ready: $dir ($(tr '\n' ' ' <"$dir/disk-usage.txt"))"
+prune_old
 finish "$dir"
