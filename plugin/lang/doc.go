@@ -78,7 +78,7 @@
 //	# No Python on this host.
 //	python3: ~
 //
-//	# A new language: Ruby, from a site image.
+//	# Ruby 3 from a site image, every field of the built-in ruby replaced.
 //	ruby:
 //	  name: Ruby 3
 //	  aliases: [rb]

@@ -16,8 +16,9 @@ func TestEmbeddedTable(t *testing.T) {
 	if err != nil {
 		t.Fatalf("embedded languages.yaml: %v", err)
 	}
-	if got, want := tab.IDs(), []string{"c11", "cpp03", "cpp11", "cpp17", "cpp20", "csharp", "go", "haskell", "java", "javascript",
-		"pascal", "php", "pypy3", "python3", "rust"}; !slices.Equal(got, want) {
+	if got, want := tab.IDs(), []string{"c11", "c11-clang", "cpp03", "cpp03-clang", "cpp11", "cpp11-clang", "cpp17", "cpp17-clang",
+		"cpp20", "cpp20-clang", "csharp", "go", "haskell", "java", "javascript", "kotlin", "lua", "pascal", "php", "pypy3", "python3",
+		"ruby", "rust"}; !slices.Equal(got, want) {
 		t.Fatalf("IDs() = %q, want %q", got, want)
 	}
 	if Default() != Default() {
@@ -32,7 +33,8 @@ func TestEmbeddedTable(t *testing.T) {
 			t.Errorf("%s: %v", id, err)
 		}
 		// Only the JVM's start is paid for; only the slow compilers get more.
-		if (l.ExtraTime != 0) != (id == "java") || (l.BuildTimeLimit != 0) != slices.Contains([]string{"java", "go", "rust", "haskell", "csharp"}, id) {
+		if (l.ExtraTime != 0) != slices.Contains([]string{"java", "kotlin"}, id) ||
+			(l.BuildTimeLimit != 0) != slices.Contains([]string{"java", "kotlin", "go", "rust", "haskell", "csharp"}, id) {
 			t.Errorf("%s: extra time or build limits: %+v", id, l)
 		}
 		// Only programs that both the Debian images (hack/testvm) and the
@@ -70,7 +72,8 @@ func TestEmbeddedTable(t *testing.T) {
 
 // cmsPrograms are the programs of the languages that live in podjail-cms,
 // each at the path CMS's language classes call it too.
-var cmsPrograms = []string{"/usr/bin/fpc", "/usr/bin/ghc", "/usr/bin/mcs", "/usr/bin/mono", "/usr/bin/php", "/usr/bin/pypy3"}
+var cmsPrograms = []string{"/usr/bin/fpc", "/usr/bin/ghc", "/usr/bin/mcs", "/usr/bin/mono", "/usr/bin/php", "/usr/bin/pypy3",
+	"/usr/bin/clang-19", "/usr/bin/clang++-19", "/usr/bin/luac5.3", "/usr/bin/lua5.3", "/usr/bin/ruby"}
 
 // TestCMSImageLanguages: the languages that need podjail-cms build and run
 // there, and both recipes of that image install their programs' packages.
@@ -78,6 +81,10 @@ func TestCMSImageLanguages(t *testing.T) {
 	want := map[string][]string{ // ID: the programs its commands start
 		"pascal": {"/usr/bin/fpc"}, "haskell": {"/usr/bin/ghc"}, "csharp": {"/usr/bin/mcs", "/usr/bin/mono"},
 		"php": {"/usr/bin/php"}, "pypy3": {"/usr/bin/pypy3"},
+		// omegaUp's set (docs/omegajail.md)
+		"c11-clang": {"/usr/bin/clang-19"}, "cpp03-clang": {"/usr/bin/clang++-19"}, "cpp11-clang": {"/usr/bin/clang++-19"},
+		"cpp17-clang": {"/usr/bin/clang++-19"}, "cpp20-clang": {"/usr/bin/clang++-19"},
+		"lua": {"/usr/bin/luac5.3", "/usr/bin/lua5.3"}, "ruby": {"/usr/bin/ruby"}, "kotlin": {"/bin/sh", "/usr/bin/java"},
 	}
 	for id, progs := range want {
 		l, err := Default().Lookup(id)
@@ -97,7 +104,7 @@ func TestCMSImageLanguages(t *testing.T) {
 			t.Errorf("%s: starts %q, want %q", id, got, progs)
 		}
 	}
-	packages := []string{"fp-compiler", "ghc", "mono-mcs", "mono-runtime", "php-cli", "pypy3", "zip"}
+	packages := []string{"fp-compiler", "ghc", "mono-mcs", "mono-runtime", "php-cli", "pypy3", "zip", "clang-19", "lua5.3", "ruby", "kotlin"}
 	for _, file := range []string{"../../hack/testvm/packages-cms.txt", "../../contrib/images/cms.Containerfile"} {
 		words := fileWords(t, file)
 		for _, p := range packages {
@@ -189,13 +196,14 @@ func TestForFile(t *testing.T) {
 		"main.c": "c11", "/tmp/x/A.C": "c11", "sol.cpp": "cpp17", "sol.cc": "cpp17", "a.b.CXX": "cpp17",
 		"x.c++": "cpp17", "dir.py/solution.PY": "python3", "Main.java": "java", "main.go": "go", "main.rs": "rust", "a.js": "javascript",
 		"main.pas": "pascal", "main.PP": "pascal", "Main.hs": "haskell", "Main.cs": "csharp", "index.php": "php",
+		"main.kt": "kotlin", "a.lua": "lua", "a.rb": "ruby",
 	} {
 		l, err := tab.ForFile(file)
 		if err != nil || l.ID != id {
 			t.Errorf("ForFile(%q) = %q, %v; want %q", file, l.ID, err, id)
 		}
 	}
-	for _, file := range []string{"main.kt", "Makefile", "dir.c/noext", "main."} {
+	for _, file := range []string{"main.kts", "Makefile", "dir.c/noext", "main."} {
 		_, err := tab.ForFile(file)
 		if !errors.Is(err, ErrUnknownLanguage) || !strings.Contains(err.Error(), ".cpp") {
 			t.Errorf("ForFile(%q) = %v", file, err)
