@@ -23,29 +23,33 @@ type targetKind int
 
 const (
 	// kindBinary: the target is the file the compiler writes ("-o
-	// TARGET"), and the run executes it (C, C++, Go, Rust).
+	// TARGET", fpc's "-oTARGET", mcs's "-out:TARGET.exe"), and the run
+	// executes it, or for Lua and C# gives it to the runtime.
 	kindBinary targetKind = iota + 1
 	// kindScript: the sources themselves are what the run needs, the
 	// compile only checks them, and the run interprets TARGET plus the
-	// source's extension ("TARGET.py", "TARGET.js").
+	// source's extension ("TARGET.py", "TARGET.js", "TARGET.rb").
 	kindScript
 	// kindClass: the target is the class whose main the run starts; the
-	// compile must make TARGET.class, which the Runner looks for (Java).
+	// compile must make TARGET.class, which the Runner looks for (Java),
+	// or Kotlin's TARGETKt.class, the class of Main.kt's top level.
 	kindClass
 )
 
 // targetKinds maps every podjail language LanguageID returns to its kind.
 var targetKinds = map[string]targetKind{
 	"c11": kindBinary, "cpp03": kindBinary, "cpp11": kindBinary, "cpp17": kindBinary, "cpp20": kindBinary,
-	"go": kindBinary, "rust": kindBinary,
-	"python3": kindScript, "javascript": kindScript,
-	"java": kindClass,
+	"c11-clang": kindBinary, "cpp03-clang": kindBinary, "cpp11-clang": kindBinary, "cpp17-clang": kindBinary, "cpp20-clang": kindBinary,
+	"go": kindBinary, "rust": kindBinary, "pascal": kindBinary, "haskell": kindBinary, "lua": kindBinary, "csharp": kindBinary,
+	"python3": kindScript, "javascript": kindScript, "ruby": kindScript,
+	"java": kindClass, "kotlin": kindClass,
 }
 
-// gccLanguages are the -x values omegajail puts before a gcc language's
-// sources, so that every source is compiled as the language asked for
-// whatever its extension (add_sources in src/jail/options.rs).
-var gccLanguages = map[string]string{"c11": "c", "cpp03": "c++", "cpp11": "c++", "cpp17": "c++", "cpp20": "c++"}
+// gccLanguages are the -x values omegajail puts before a gcc or clang
+// language's sources, so that every source is compiled as the language
+// asked for whatever its extension (add_sources in src/jail/options.rs).
+var gccLanguages = map[string]string{"c11": "c", "cpp03": "c++", "cpp11": "c++", "cpp17": "c++", "cpp20": "c++",
+	"c11-clang": "c", "cpp03-clang": "c++", "cpp11-clang": "c++", "cpp17-clang": "c++", "cpp20-clang": "c++"}
 
 // CompileLanguage returns l (a language of LanguageID's, from podjail's
 // table) with its compile command, artefacts and artefact hint made to do
@@ -56,15 +60,21 @@ var gccLanguages = map[string]string{"c11": "c", "cpp03": "c++", "cpp11": "c++",
 //     order (for C and C++ behind "-xc" or "-xc++", and assembler sources
 //     behind gcc's assembler -x, as omegajail does), and r.ExtraArgs go
 //     at the end of the command, where omegajail puts them.
-//   - Binary languages: the argument after "-o", the one artefact, becomes
-//     the target.
+//   - Binary languages: the one artefact, named by "-o ARTEFACT",
+//     "-oARTEFACT" or "-out:ARTEFACT", becomes the target plus the
+//     artefact's extension ("T", or "T.exe" for C#).
 //   - Script languages: the artefacts are the sources (copied back into
 //     the home directory unchanged).
 //   - Java: the command is /bin/sh -c SCRIPT; in SCRIPT the word l.Source
 //     is replaced by the quoted sources and extra arguments (given to
 //     javac after the sources, as omegajail's java-compile does) and the
 //     word CLASS.class (CLASS: l.Source without its extension) by
-//     TARGET.class, which is also the artefact copied back.
+//     TARGET.class, which is also the artefact copied back. Kotlin the
+//     same with CLASS the source's name and "Kt" (MainKt.class).
+//
+// Where omegajail's flags differ from the table's in what a contestant
+// sees (Pascal's language mode), the front's own compile line for
+// r.Language replaces the table's first.
 //
 // Sources and the target must be plain file names not starting with "-"
 // (the Runner passes them so). An error wraps ErrUnsupportedRequest.
@@ -75,6 +85,9 @@ func CompileLanguage(l lang.Language, r Request) (lang.Language, error) {
 	}
 	if err := checkExtraCompileArgs(r.ExtraArgs); err != nil {
 		return lang.Language{}, err
+	}
+	if c := front[r.Language].compile; c != nil {
+		l.Compile = slices.Clone(c)
 	}
 	switch targetKinds[l.ID] {
 	case kindBinary:
@@ -88,14 +101,16 @@ func CompileLanguage(l lang.Language, r Request) (lang.Language, error) {
 }
 
 // RunCommand returns the argv that runs r.RunTarget for l (as in
-// omegajail: "./TARGET", "TARGET.py", "TARGET.js" or the class TARGET),
-// with r.ExtraArgs appended. The table's run command is read by these
-// rules: binary languages execute lang.ArtefactDir/ARTEFACT, which becomes
-// ArtefactDir/TARGET; script languages interpret ArtefactDir/SOURCE, which
-// becomes ArtefactDir/TARGET plus the source's extension; Java's last
-// argument CLASS (l.Source without its extension) becomes TARGET. The
-// artefact directory is the home directory. An error wraps
-// ErrUnsupportedRequest.
+// omegajail: "./TARGET", "lua5.3 TARGET", "TARGET.py", "TARGET.rb",
+// "TARGET.js", "TARGET.exe" for C#, the class TARGET or TARGETKt), with
+// r.ExtraArgs appended. The table's run command is read by these rules:
+// binary languages name lang.ArtefactDir/ARTEFACT, which becomes
+// ArtefactDir/TARGET plus the artefact's extension; script languages
+// interpret ArtefactDir/SOURCE, which becomes ArtefactDir/TARGET plus the
+// source's extension; Java's and Kotlin's argument CLASS (mainClass)
+// becomes TARGET (TARGETKt), and with -m their JVM gets omegajail's
+// -Xmx (JavaHeapBytes) after argv[0]. The artefact directory is the home
+// directory. An error wraps ErrUnsupportedRequest.
 func RunCommand(l lang.Language, r Request) ([]string, error) {
 	target := r.RunTarget
 	if err := checkNames(nil, "--run-target", target); err != nil {
@@ -107,17 +122,21 @@ func RunCommand(l lang.Language, r Request) ([]string, error) {
 		if len(l.Artefacts) != 1 {
 			return nil, unsupported("language %q has %d artefacts, not one binary", l.ID, len(l.Artefacts))
 		}
-		from, to = path.Join(lang.ArtefactDir, l.Artefacts[0]), path.Join(lang.ArtefactDir, target)
+		from, to = path.Join(lang.ArtefactDir, l.Artefacts[0]), path.Join(lang.ArtefactDir, target+path.Ext(l.Artefacts[0]))
 	case kindScript:
 		from, to = path.Join(lang.ArtefactDir, l.Source), path.Join(lang.ArtefactDir, target+path.Ext(l.Source))
 	case kindClass:
-		from, to = className(l), target
+		from, to = mainClass(l, className(l)), mainClass(l, target)
 	default:
 		return nil, unsupported("language %q has no omegajail target rule", l.ID)
 	}
 	argv, err := replaceArg(l.Run, from, to)
 	if err != nil {
 		return nil, unsupported("language %q's run command: %v", l.ID, err)
+	}
+	if front[r.Language].javaHeap && r.MemoryLimit != nil {
+		heap := fmt.Sprintf("-Xmx%d", JavaHeapBytes(int64(*r.MemoryLimit)))
+		argv = slices.Insert(argv, 1, heap)
 	}
 	return append(argv, r.ExtraArgs...), nil
 }
@@ -126,18 +145,39 @@ func compileBinary(l lang.Language, sources []string, target string, extra []str
 	if len(l.Artefacts) != 1 {
 		return lang.Language{}, unsupported("language %q has %d artefacts, not one binary", l.ID, len(l.Artefacts))
 	}
-	i := slices.Index(l.Compile, "-o")
-	if i < 0 || i+1 >= len(l.Compile) || l.Compile[i+1] != l.Artefacts[0] {
-		return lang.Language{}, unsupported("language %q's compile command has no \"-o %s\" to name the target", l.ID, l.Artefacts[0])
-	}
-	argv := slices.Clone(l.Compile)
-	argv[i+1] = target
-	argv, err := spliceSources(argv, l.Source, sourceArgs(gccLanguages[l.ID], sources))
+	artefact := l.Artefacts[0]
+	out := target + path.Ext(artefact)
+	argv, err := nameOutput(l.Compile, artefact, out)
 	if err != nil {
 		return lang.Language{}, unsupported("language %q's compile command: %v", l.ID, err)
 	}
-	l.Compile, l.Artefacts = append(argv, extra...), []string{target}
+	argv, err = spliceSources(argv, l.Source, sourceArgs(gccLanguages[l.ID], sources))
+	if err != nil {
+		return lang.Language{}, unsupported("language %q's compile command: %v", l.ID, err)
+	}
+	l.Compile, l.Artefacts = append(argv, extra...), []string{out}
 	return l, nil
+}
+
+// nameOutput returns a copy of argv whose output flag naming artefact
+// names out instead, in the forms compilers take: gcc's, clang's, ghc's,
+// rustc's, go's and luac's "-o FILE", fpc's "-oFILE", mcs's "-out:FILE".
+func nameOutput(argv []string, artefact, out string) ([]string, error) {
+	argv = slices.Clone(argv)
+	for i, a := range argv {
+		switch {
+		case a == "-o" && i+1 < len(argv) && argv[i+1] == artefact:
+			argv[i+1] = out
+			return argv, nil
+		case a == "-o"+artefact:
+			argv[i] = "-o" + out
+			return argv, nil
+		case a == "-out:"+artefact:
+			argv[i] = "-out:" + out
+			return argv, nil
+		}
+	}
+	return nil, fmt.Errorf("no \"-o %s\" (or %q, %q) to name the target", artefact, "-o"+artefact, "-out:"+artefact)
 }
 
 func compileScript(l lang.Language, sources, extra []string) (lang.Language, error) {
@@ -153,20 +193,21 @@ func compileScript(l lang.Language, sources, extra []string) (lang.Language, err
 }
 
 func compileClass(l lang.Language, sources []string, target string, extra []string) (lang.Language, error) {
-	class := className(l) + ".class"
+	class := mainClass(l, className(l)) + ".class"
 	if len(l.Compile) != 3 || l.Compile[0] != "/bin/sh" || l.Compile[1] != "-c" || !slices.Contains(l.Artefacts, class) {
 		return lang.Language{}, unsupported("language %q's compile is not /bin/sh -c SCRIPT making %s", l.ID, class)
 	}
 	script, err := replaceWord(l.Compile[2], l.Source, shellQuote(append(slices.Clone(sources), extra...)))
+	targetClass := mainClass(l, target) + ".class"
 	if err == nil {
-		script, err = replaceWord(script, class, shellQuote([]string{target + ".class"}))
+		script, err = replaceWord(script, class, shellQuote([]string{targetClass}))
 	}
 	if err != nil {
 		return lang.Language{}, unsupported("language %q's compile script: %v", l.ID, err)
 	}
 	l.Compile = []string{l.Compile[0], l.Compile[1], script}
-	l.Artefacts, _ = replaceArg(l.Artefacts, class, target+".class")
-	if l.ArtefactHint != "" {
+	l.Artefacts, _ = replaceArg(l.Artefacts, class, targetClass)
+	if l.ArtefactHint != "" && path.Ext(l.Source) == ".java" {
 		// The Runner's own words when TARGET.class is missing.
 		l.ArtefactHint = fmt.Sprintf("Class `%s` not found. Make sure your class is named `%s` and outside all packages", target, target)
 	}
@@ -176,6 +217,16 @@ func compileClass(l lang.Language, sources []string, target string, extra []stri
 // className is the class a Java source declares: its name without the
 // extension ("Main" for Main.java).
 func className(l lang.Language) string { return strings.TrimSuffix(l.Source, path.Ext(l.Source)) }
+
+// mainClass is the class whose main the JVM starts for a program named
+// name: the name for Java, Kotlin's class of a file's top level for
+// Kotlin (name + "Kt", as omegajail runs TARGETKt).
+func mainClass(l lang.Language, name string) string {
+	if path.Ext(l.Source) == ".kt" {
+		return name + "Kt"
+	}
+	return name
+}
 
 // sourceArgs is omegajail's add_sources: gcc's -x before each run of
 // sources of one kind (.S and .s as assembler). xlang "" (not a gcc

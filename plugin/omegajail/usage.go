@@ -89,7 +89,7 @@ func (f flagDef) help() string {
 func supported() []string {
 	var out []string
 	for _, l := range languages {
-		if _, ok := podjailIDs[l]; ok {
+		if _, err := LanguageID(l); err == nil {
 			out = append(out, l)
 		}
 	}
