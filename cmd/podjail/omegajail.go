@@ -94,7 +94,7 @@ func omegajailCommand(ctx context.Context, args []string, stderr io.Writer, log 
 // omegajailCompile builds the sources of the home directory with l (its
 // compile command, artefacts and hint made for the request by
 // omegajail.CompileLanguage) and puts the artefacts beside them; the
-// compiler's messages go to -2 (where omegajail's compilers write them).
+// compiler's messages go where the Runner reads them (writeCompileMessages).
 // The build goes through the service when one answers (frontRun): the
 // sources go in and the artefacts come back on the call.
 func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Language, log hclog.Logger) (omegajail.Meta, error) {
@@ -115,11 +115,8 @@ func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Languag
 	if err != nil {
 		return omegajail.Meta{}, err
 	}
-	if err := writeIfNamed(req.Stdout, nil); err != nil {
-		return omegajail.Meta{}, err
-	}
 	status := compileStatus(b)
-	if err := writeIfNamed(req.Stderr, []byte(compileMessages(b, status))); err != nil {
+	if err := writeCompileMessages(req, compileMessages(b, status)); err != nil {
 		return omegajail.Meta{}, err
 	}
 	if status == 0 {
@@ -129,6 +126,21 @@ func omegajailCompile(ctx context.Context, req omegajail.Request, l lang.Languag
 	}
 	return omegajail.Meta{TimeUs: b.Time.Microseconds(), WallTimeUs: time.Since(start).Microseconds(),
 		MemBytes: max(b.Peak, 0), ExitStatus: &status}, nil
+}
+
+// writeCompileMessages puts a compile's messages in the file the Runner
+// reads a compile error from: -1 (compile.out) for Pascal and C#, whose
+// compilers print errors on stdout, -2 for the rest. The other is made
+// empty.
+func writeCompileMessages(req omegajail.Request, messages string) error {
+	out, errOut := "", messages
+	if omegajail.CompileMessagesOnStdout(req.Language) {
+		out, errOut = messages, ""
+	}
+	if err := writeIfNamed(req.Stdout, []byte(out)); err != nil {
+		return err
+	}
+	return writeIfNamed(req.Stderr, []byte(errOut))
 }
 
 // readSources reads each --compile-source from the home directory.
@@ -217,7 +229,15 @@ func omegajailRun(ctx context.Context, req omegajail.Request, l lang.Language, a
 		// No .meta: the Runner must not read a verdict into our failure.
 		return omegajail.Meta{}, fmt.Errorf("the run never started: %s", res.VerdictNote)
 	}
-	return omegajailMeta(res, run.Limits.Memory), nil
+	return omegajailMeta(res, req.Language, memoryLimit(req)), nil
+}
+
+// memoryLimit is -m in bytes, 0 when not given.
+func memoryLimit(req omegajail.Request) int64 {
+	if req.MemoryLimit == nil {
+		return 0
+	}
+	return int64(*req.MemoryLimit)
 }
 
 // omegajailRunRequest is the run of argv, l's run command for the run
@@ -241,6 +261,10 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string,
 		Tasks: omegajail.RunTasks(req.Language),
 	}
 	plugin.OmegajailLimits(req).Set(&run)
+	if m := memoryLimit(req); m > 0 {
+		// omegajail's headroom for the language above -m.
+		run.Limits.Memory = omegajail.RunMemoryLimit(req.Language, m)
+	}
 	if req.Stdin != "" && req.Stdin != "-" {
 		run.InputFile = req.Stdin
 	}
@@ -259,11 +283,13 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string,
 // omegajailHome is where omegajail puts the home directory.
 const omegajailHome = "/home"
 
-// omegajailMeta says in omegajail's terms how the run ended: the Runner
-// turns SIGXCPU into TLE, SIGXFSZ into OLE, memory above the limit into
-// MLE and SIGSYS into RFE.
-func omegajailMeta(res plugin.JudgedRun, memoryLimit int64) omegajail.Meta {
-	m := omegajail.Meta{TimeUs: res.Measure.Time.Microseconds(), WallTimeUs: res.Wall.Microseconds(), MemBytes: max(res.Measure.Peak, 0)}
+// omegajailMeta says in omegajail's terms how a run of omegaName under -m
+// memoryLimit ended: the Runner turns SIGXCPU into TLE, SIGXFSZ into OLE,
+// memory above the limit into MLE and SIGSYS into RFE. The memory is the
+// peak less the runtime's baseline, as omegajail reports it.
+func omegajailMeta(res plugin.JudgedRun, omegaName string, memoryLimit int64) omegajail.Meta {
+	m := omegajail.Meta{TimeUs: res.Measure.Time.Microseconds(), WallTimeUs: res.Wall.Microseconds(),
+		MemBytes: omegajail.ReportedMemory(omegaName, max(res.Measure.Peak, 0))}
 	if rep := res.Report; rep != nil && res.Measure.Time == res.Measure.ShimTime {
 		m.TimeUs, m.SysTimeUs = rep.UserUs, rep.SysUs
 	}
@@ -274,7 +300,7 @@ func omegajailMeta(res plugin.JudgedRun, memoryLimit int64) omegajail.Meta {
 		m.Signal = "SIGXFSZ"
 	case plugin.MLE:
 		m.Signal = "SIGKILL"
-		m.MemBytes = max(m.MemBytes, memoryLimit+1, res.Measure.ContainerPeak)
+		m.MemBytes = max(m.MemBytes, memoryLimit+1, omegajail.ReportedMemory(omegaName, res.Measure.ContainerPeak))
 	case plugin.RFE:
 		m.Signal = "SIGSYS"
 		m.Syscall = res.SyscallName // "" when the kernel log did not say

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestOmegajailMetaNamesTheSyscall(t *testing.T) {
 		{"getpid", "signal:SIGSYS\nsyscall:getpid\n"},
 		{"", "signal:SIGSYS\n"},
 	} {
-		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: runner.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, 64<<20)
+		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: runner.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, "cpp17-gcc", 64<<20)
 		var b bytes.Buffer
 		if err := omegajail.WriteMeta(&b, m); err != nil {
 			t.Fatal(err)
@@ -174,6 +175,78 @@ func TestOmegajailRunPolicyAndTime(t *testing.T) {
 		run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin", l.Run)
 		if run.Tasks != c.tasks || run.Limits.Time != time.Second || run.Wait.Wall != time.Second {
 			t.Errorf("%s: tasks %q, time limit %v, wall %v; want %q, 1s, 1s", c.omega, run.Tasks, run.Limits.Time, run.Wait.Wall, c.tasks)
+		}
+	}
+}
+
+// A run's memory limit is -m plus omegajail's headroom for the language,
+// and the JVM's heap is omegajail's -Xmx (-m + 18 MiB).
+func TestOmegajailRunMemory(t *testing.T) {
+	const m = 64 << 20
+	for _, c := range []struct {
+		omega string
+		limit int64
+	}{
+		{"cpp17-gcc", m + 16<<20}, {"rb", m + 56<<20}, {"js", m + 89<<20}, {"cs", m + 20<<20}, {"go", m + 512<<20},
+		{"kt", omegajail.RunMemoryLimit("kt", m)},
+	} {
+		id, err := omegajail.LanguageID(c.omega)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := lang.Default().Lookup(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := omegajail.ParseArgs([]string{"--homedir", "h", "-m", "67108864", "--run", c.omega})
+		if err != nil {
+			t.Fatal(err)
+		}
+		argv, err := omegajail.RunCommand(l, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin", argv)
+		if run.Limits.Memory != c.limit {
+			t.Errorf("%s: memory limit %d, want %d", c.omega, run.Limits.Memory, c.limit)
+		}
+		if heap := "-Xmx" + strconv.Itoa(m+18<<20); (c.omega == "kt") != slices.Contains(run.Command, heap) {
+			t.Errorf("%s: command %q; want %s for the JVM only", c.omega, run.Command, heap)
+		}
+	}
+}
+
+// The reported memory is the peak less the runtime's baseline; an MLE
+// still reports more than -m, the Runner's MLE.
+func TestOmegajailMetaMemory(t *testing.T) {
+	ok := plugin.JudgedRun{Verdict: plugin.AC, RunResult: runner.RunResult{Measure: runner.Measure{Peak: 60 << 20, ContainerPeak: 70 << 20}}}
+	if m := omegajailMeta(ok, "java", 64<<20); m.MemBytes != 13<<20 {
+		t.Errorf("java at 60 MiB: mem %d, want 13 MiB (47 MiB of JVM off)", m.MemBytes)
+	}
+	if m := omegajailMeta(ok, "cpp17-gcc", 64<<20); m.MemBytes != 60<<20 {
+		t.Errorf("C++ at 60 MiB: mem %d, want all of it", m.MemBytes)
+	}
+	mle := plugin.JudgedRun{Verdict: plugin.MLE, RunResult: runner.RunResult{Measure: runner.Measure{Peak: 80 << 20, ContainerPeak: 84 << 20}}}
+	m := omegajailMeta(mle, "cs", 64<<20)
+	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cs", 64<<20)); v != "MLE" || m.MemBytes != 64<<20+1 {
+		t.Errorf("C# stopped at 84 MiB: meta %+v, verdict %s; want MLE, mem just over -m (84 - 20 MiB is not)", m, v)
+	}
+}
+
+// Pascal's and C#'s compile messages go to -1, which the Runner reads for
+// them; every other language's to -2.
+func TestOmegajailCompileMessagesFile(t *testing.T) {
+	dir := t.TempDir()
+	for omega, want := range map[string]string{"pas": "out", "cs": "out", "hs": "err", "cpp17-clang": "err"} {
+		req := omegajail.Request{Language: omega, Stdout: filepath.Join(dir, "compile.out"), Stderr: filepath.Join(dir, "compile.err")}
+		if err := writeCompileMessages(req, "Main.x:1: error\n"); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := os.ReadFile(req.Stdout)
+		errOut, _ := os.ReadFile(req.Stderr)
+		got := map[bool]string{true: "out", false: "err"}[len(out) > 0]
+		if got != want || len(out)+len(errOut) != len("Main.x:1: error\n") {
+			t.Errorf("%s: compile.out %q, compile.err %q; want the message in compile.%s only", omega, out, errOut, want)
 		}
 	}
 }

@@ -111,7 +111,7 @@ var front = map[string]frontLang{
 	"js": {id: "javascript", tasks: threads, headroom: 89 * MiB, baseline: 31 * MiB},
 	// cs.policy allows threads; a cgroup limit 20 MiB above -m, 20 MiB
 	// of CLR. Mono stands in for dotnet (docs/omegajail.md).
-	"cs": {id: "csharp", tasks: threads, headroom: 20 * MiB, baseline: 20 * MiB, messagesOnStdout: true},
+	"cs":  {id: "csharp", tasks: threads, headroom: 20 * MiB, baseline: 20 * MiB, messagesOnStdout: true},
 	"py2": {refused: "Python 2.7 is not in Debian trixie, whose packages podjail's images are made of; submit as py3"},
 	"kj":  {refused: "Karel (omegaUp's karel.js and karel.wasm) is not packaged by Debian, so podjail has no Karel image"},
 	"kp":  {refused: "Karel (omegaUp's karel.js and karel.wasm) is not packaged by Debian, so podjail has no Karel image"},
