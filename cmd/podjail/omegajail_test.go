@@ -201,70 +201,25 @@ func TestOmegajailThroughService(t *testing.T) {
 	assertNothingLeft(t, env, "")
 }
 
-func TestOmegajailUnknownLanguageWritesNoMeta(t *testing.T) {
+// TestOmegajailUnservedLanguagesWriteNoMeta replays quark's compile in the
+// omegaUp languages podjail cannot serve: no compile .meta, which quark
+// turns into a judge error, and on stderr (which quark appends to
+// compile.err and logs) the reason.
+func TestOmegajailUnservedLanguagesWriteNoMeta(t *testing.T) {
 	env := hosttest.Podman(t)
 	o := newOmegaRunner(t, env)
-	meta := filepath.Join(o.runRoot, "x.meta")
-	r := o.exec("--homedir", o.runRoot+"/Main/bin", "-M", meta, "--run", "kt", "--run-target", "Main")
-	if r.code == 0 || !strings.Contains(r.stderr, "kt") {
-		t.Errorf("exit %d, stderr %q; want a failure naming the language", r.code, r.stderr)
-	}
-	if _, err := os.Stat(meta); err == nil {
-		t.Error("a .meta was written for an unsupported language")
-	}
-}
-
-// TestOmegajailRunnerLanguages replays the Runner's compile and run of
-// A+B in the languages podjail runs on a runtime of their own, and a Java
-// program out of heap, which the Runner calls MLE from the JVM's message
-// on -2 (its isJavaMLE). No verdict here is about time, so every limit
-// stands well clear of what the suite's load charges (the VM 97% busy,
-// root and rootless at once): a JIT runtime's emulated start alone is 2-3
-// s of processor time; V8's was charged up to ~4.7 s (TestJudgeLanguages);
-// the JVM filling its heap was stopped at 5.5 s of a 6 s limit (CI,
-// 2026-12-06), so Java has 20 s; Go and Rust are untimed.
-func TestOmegajailRunnerLanguages(t *testing.T) {
-	env := hosttest.Podman(t)
-	_, src := judgeFiles(t, env)
-	for _, c := range []struct{ omega, file, limit string }{
-		{"java", "Main.java", "20000"}, {"go", "main.go", untimedMs}, {"rs", "main.rs", untimedMs}, {"js", "main.js", "10000"},
-	} {
-		// The front's lines for Go, Rust and JavaScript are the same
-		// either way; the rootless pass keeps Java (its Main.class and
-		// heap checks) and proves Go, Rust and JavaScript rootless in
-		// TestJudgeLanguages.
-		if env.Rootless && c.omega != "java" {
-			continue
+	for lang, why := range map[string]string{"py2": "Python 2.7", "kp": "Karel", "kj": "Karel"} {
+		meta := filepath.Join(o.runRoot, "Main", "compile.meta")
+		o.exec("--homedir", o.runRoot+"/Main/bin", "--homedir-writable",
+			"-1", o.runRoot+"/Main/compile.out", "-2", o.runRoot+"/Main/compile.err", "-M", meta,
+			"-t", "30000", "-O", "10485760", "--root", "/var/lib/omegajail",
+			"--compile", lang, "--compile-target", "Main", "--compile-source", "Main."+lang)
+		if _, err := os.Stat(meta); err == nil {
+			t.Errorf("%s: a compile .meta was written (quark would read a verdict)", lang)
 		}
-		t.Run(c.omega, func(t *testing.T) {
-			source, err := os.ReadFile(filepath.Join(src, "langs", c.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			o := newOmegaRunner(t, env)
-			name := "Main" + filepath.Ext(c.file)
-			if m := o.compileFile(c.omega, name, string(source)); omegajail.RunnerVerdict(m, omegajail.ForCompile(c.omega)) != "OK" {
-				errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", "compile.err"))
-				t.Fatalf("compile meta %+v, compile.err:\n%s", m, errOut)
-			}
-			if _, err := os.Stat(filepath.Join(o.runRoot, "Main", "bin", "Main.class")); c.omega == "java" && err != nil {
-				t.Errorf("no Main.class in the home directory after the compile (the Runner makes that CE): %v", err)
-			}
-			m, out := o.runFor(c.omega, "ac 19 23\n", c.limit)
-			if v := omegajail.RunnerVerdict(m, omegajail.ForRun(c.omega, 268435456)); v != "OK" || out != "42\n" {
-				t.Errorf("run: verdict %s, meta %+v, output %q; want OK and 42", v, m, out)
-			}
-			if c.omega == "java" {
-				m, _ := o.runFor(c.omega, "mle\n", c.limit)
-				errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "1.err"))
-				l := omegajail.ForRun(c.omega, 268435456)
-				l.JavaOutOfMemory = strings.Contains(string(errOut), "java.lang.OutOfMemoryError")
-				if v := omegajail.RunnerVerdict(m, l); v != "MLE" {
-					t.Errorf("out of heap: verdict %s, meta %+v, 1.err %q; want MLE", v, m, errOut)
-				}
-			}
-			assertNothingLeft(t, env, "")
-		})
+		if !strings.Contains(o.stderr, `"`+lang+`"`) || !strings.Contains(o.stderr, why) {
+			t.Errorf("%s: stderr %q; want the language and the reason (%s)", lang, o.stderr, why)
+		}
 	}
 }
 

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/podjail/podjail/internal/hosttest"
+	"github.com/podjail/podjail/plugin/omegajail"
+)
+
+// omegaLang is one omegaUp language (frontend/data/languages.json) as
+// TestOmegajailEveryLanguage replays it: quark names the source Main.EXT.
+type omegaLang struct {
+	name, ext string
+	// ac is the program; "" takes langs/<file> from the judge's sources.
+	ac, file string
+	// want is its output on "ac 19 23" (clang's C and C++ say so).
+	want string
+	// ce fails to compile; its message, in the file quark reads, has ceWord.
+	ce, ceWord string
+	// ms is the run's -t: a JIT runtime's emulated start is seconds.
+	ms string
+	// mle: the program fills memory on "mle" (a runtime with a heap).
+	mle bool
+}
+
+// cAB and cppAB read "ac A B" and say whether clang built them.
+const cAB = "#include <stdio.h>\nint main(void) { char w[8]; long long a, b; if (scanf(\"%7s %lld %lld\", w, &a, &b) != 3) return 1;\n" +
+	"#ifdef __clang__\n  printf(\"%lld clang\\n\", a + b);\n#else\n  printf(\"%lld\\n\", a + b);\n#endif\n  return 0; }\n"
+const cppAB = "#include <cstdio>\n" + "int main() { char w[8]; long long a, b; if (std::scanf(\"%7s %lld %lld\", w, &a, &b) != 3) return 1;\n" +
+	"#ifdef __clang__\n  std::printf(\"%lld clang\\n\", a + b);\n#else\n  std::printf(\"%lld\\n\", a + b);\n#endif\n}\n"
+
+const cUndeclared = "int main() { return undeclared; }\n"
+
+// The runtimes with a heap of their own fill memory on "mle", a page at a
+// time touched so that it is charged.
+const (
+	luaAB = "local w = {}\nfor x in io.read(\"a\"):gmatch(\"%S+\") do w[#w + 1] = x end\n" +
+		"if w[1] == \"ac\" then print(tonumber(w[2]) + tonumber(w[3]))\n" +
+		"elseif w[1] == \"mle\" then local keep = {}\n  while true do keep[#keep + 1] = string.rep(\"x\", 1 << 20) .. #keep end\nend\n"
+	rubyAB = "w = STDIN.read.split\ncase w[0]\nwhen \"ac\" then puts w[1].to_i + w[2].to_i\n" +
+		"when \"mle\"\n  keep = []\n  loop { keep << (\"x\" * (1 << 20)) + keep.size.to_s }\nend\n"
+	csAB = "using System;\nusing System.Collections.Generic;\nclass P {\n  static void Main() {\n" +
+		"    string[] w = Console.In.ReadToEnd().Split((char[])null, StringSplitOptions.RemoveEmptyEntries);\n" +
+		"    if (w[0] == \"ac\") Console.WriteLine(long.Parse(w[1]) + long.Parse(w[2]));\n" +
+		"    else if (w[0] == \"mle\") { var keep = new List<long[]>(); while (true) { var a = new long[1 << 20]; for (int i = 0; i < a.Length; i += 512) a[i] = i; keep.Add(a); } }\n  }\n}\n"
+	// Kotlin's standard library only: kotlinc compiles with -no-jdk.
+	kotlinAB = "fun main() {\n    val w = generateSequence(::readLine).joinToString(\" \").split(\" \").filter { it.isNotEmpty() }\n" +
+		"    when (w[0]) {\n        \"ac\" -> println(w[1].toLong() + w[2].toLong())\n" +
+		"        \"mle\" -> { val keep = mutableListOf<LongArray>(); while (true) keep.add(LongArray(1 shl 20) { it.toLong() }) }\n    }\n}\n"
+	pascalAB  = "program Main;\nvar w: char; a, b: int64;\nbegin\n  read(w, w); read(a, b);\n  writeln(a + b);\nend.\n"
+	haskellAB = "main :: IO ()\nmain = do\n  s <- getContents\n  print (sum (map read (drop 1 (words s))) :: Integer)\n"
+	pyAB      = "w = input().split()\nprint(int(w[1]) + int(w[2]))\n"
+)
+
+// omegaLangs are every name of omegaUp's languages.json that podjail
+// serves (cat, Output Only, never reaches omegajail).
+var omegaLangs = []omegaLang{
+	{name: "c11-gcc", ext: "c", ac: cAB, want: "42\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "c11-clang", ext: "c", ac: cAB, want: "42 clang\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "cpp11-gcc", ext: "cpp", ac: cppAB, want: "42\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "cpp11-clang", ext: "cpp", ac: cppAB, want: "42 clang\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "cpp17-gcc", ext: "cpp", ac: cppAB, want: "42\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "cpp17-clang", ext: "cpp", ac: cppAB, want: "42 clang\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "cpp20-gcc", ext: "cpp", ac: cppAB, want: "42\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "cpp20-clang", ext: "cpp", ac: cppAB, want: "42 clang\n", ce: cUndeclared, ceWord: "undeclared"},
+	{name: "java", ext: "java", file: "Main.java", want: "42\n", ms: "20000", mle: true,
+		ce: "class Main { public static void main(String[] a) { System.out.println(undeclared); } }\n", ceWord: "undeclared"},
+	{name: "kt", ext: "kt", ac: kotlinAB, want: "42\n", ms: "20000", mle: true,
+		ce: "fun main() {\n    println(undeclared)\n}\n", ceWord: "unresolved reference: undeclared"},
+	{name: "py3", ext: "py", ac: pyAB, want: "42\n", ce: "print(undeclared\n", ceWord: "SyntaxError"},
+	{name: "rb", ext: "rb", ac: rubyAB, want: "42\n", ms: "20000", mle: true, ce: "puts(undeclared\n", ceWord: "syntax error"},
+	{name: "cs", ext: "cs", ac: csAB, want: "42\n", ms: "20000", mle: true,
+		ce: "class P { static void Main() { System.Console.WriteLine(undeclared); } }\n", ceWord: "undeclared"},
+	{name: "pas", ext: "pas", ac: pascalAB, want: "42\n", ce: "program Main;\nbegin\n  writeln(undeclared);\nend.\n", ceWord: "undeclared"},
+	{name: "hs", ext: "hs", ac: haskellAB, want: "42\n", ce: "main :: IO ()\nmain = print undeclared\n", ceWord: "undeclared"},
+	{name: "lua", ext: "lua", ac: luaAB, want: "42\n", mle: true, ce: "x = = undeclared\n", ceWord: "Main.lua"},
+	{name: "go", ext: "go", file: "main.go", want: "42\n", ce: "package main\n\nfunc main() { println(undeclared) }\n", ceWord: "undefined: undeclared"},
+	{name: "rs", ext: "rs", file: "main.rs", want: "42\n", ce: "fn main() { println!(\"{}\", undeclared); }\n", ceWord: "undeclared"},
+	{name: "js", ext: "js", file: "main.js", want: "42\n", ms: "10000", mle: true, ce: "console.log(undeclared\n", ceWord: "SyntaxError"},
+}
+
+// mleAcceptedBound is what an accepted A+B may report in a runtime with a
+// baseline: omegajail's baselines are an empty program's memory, so its A+B
+// reports a few MiB; podjail's cgroup peak counts page cache too.
+const mleAcceptedBound = 64 << 20
+
+// TestOmegajailEveryLanguage replays quark's compile and run in every
+// omegaUp language podjail serves, rootful and rootless, each in parallel
+// (the VM's two cores wait on Podman more than they compile): a compile
+// error whose message is in the file quark reads (compile.out for pas and
+// cs), an accepted A+B (clang's programs print that __clang__ is set), and
+// for the runtimes with a heap (Java, Kotlin, C#, Ruby, Lua, Node) the
+// accepted run's reported memory within mleAcceptedBound and a program
+// out of memory that quark calls MLE: rootful for all six, rootless for
+// Java only, whose run's cgroup limit is the same path as the others'.
+func TestOmegajailEveryLanguage(t *testing.T) {
+	env := hosttest.Podman(t)
+	_, src := judgeFiles(t, env)
+	for _, c := range omegaLangs {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			source := c.ac
+			if c.file != "" {
+				data, err := os.ReadFile(filepath.Join(src, "langs", c.file))
+				if err != nil {
+					t.Fatal(err)
+				}
+				source = string(data)
+			}
+			o := newOmegaRunner(t, env)
+			name := "Main." + c.ext
+			if c.name == "cs" {
+				quarkRuntimeConfigLink(t, o)
+			}
+			wantCompileError(t, o, c, name)
+			if m := o.compileFile(c.name, name, source); omegajail.RunnerVerdict(m, omegajail.ForCompile(c.name)) != "OK" {
+				t.Fatalf("compile meta %+v, messages:\n%s", m, compileMessage(o, c.name))
+			}
+			ms := c.ms
+			if ms == "" {
+				ms = untimedMs
+			}
+			m, out := o.runFor(c.name, "ac 19 23\n", ms)
+			if v := omegajail.RunnerVerdict(m, omegajail.ForRun(c.name, 268435456)); v != "OK" || out != c.want {
+				t.Fatalf("run: verdict %s, meta %+v, output %q; want OK and %q", v, m, out, c.want)
+			}
+			t.Logf("accepted: %d bytes reported", m.MemBytes)
+			if c.mle && m.MemBytes > mleAcceptedBound {
+				t.Errorf("an accepted A+B reports %d bytes, over %d", m.MemBytes, mleAcceptedBound)
+			}
+			if c.mle && (!env.Rootless || c.name == "java") {
+				wantMLE(t, o, c.name, ms)
+			}
+		})
+	}
+	t.Cleanup(func() { assertNothingLeft(t, env, "") })
+}
+
+// quarkRuntimeConfigLink makes what quark's C# compile makes first: a link
+// to dotnet's runtime config, which does not exist here (the front must not
+// need it).
+func quarkRuntimeConfigLink(t *testing.T, o *omegaRunner) {
+	t.Helper()
+	if err := os.Symlink("/usr/share/dotnet/Main.runtimeconfig.json", filepath.Join(o.runRoot, "Main", "bin", "Main.runtimeconfig.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// compileMessage is the compile error quark shows: compile.out for Pascal
+// and C#, compile.err for the rest (runner/runner.go).
+func compileMessage(o *omegaRunner, lang string) string {
+	file := "compile.err"
+	if lang == "pas" || lang == "cs" {
+		file = "compile.out"
+	}
+	data, _ := os.ReadFile(filepath.Join(o.runRoot, "Main", file))
+	return string(data)
+}
+
+func wantCompileError(t *testing.T, o *omegaRunner, c omegaLang, name string) {
+	t.Helper()
+	m := o.compileFile(c.name, name, c.ce)
+	if omegajail.RunnerVerdict(m, omegajail.ForCompile(c.name)) == "OK" {
+		t.Errorf("a broken source compiled: meta %+v", m)
+	}
+	if msg := compileMessage(o, c.name); !strings.Contains(msg, c.ceWord) {
+		t.Errorf("the compile error quark shows is %q; want it to hold %q", msg, c.ceWord)
+	}
+}
+
+func wantMLE(t *testing.T, o *omegaRunner, lang, ms string) {
+	t.Helper()
+	m, _ := o.runFor(lang, "mle\n", ms)
+	errOut, _ := os.ReadFile(filepath.Join(o.runRoot, "1.err"))
+	l := omegajail.ForRun(lang, 268435456)
+	l.JavaOutOfMemory = strings.Contains(string(errOut), "java.lang.OutOfMemoryError")
+	if v := omegajail.RunnerVerdict(m, l); v != "MLE" {
+		t.Errorf("out of memory: verdict %s, meta %+v, 1.err %q; want MLE", v, m, errOut)
+	}
+}
