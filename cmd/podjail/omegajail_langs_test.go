@@ -22,6 +22,9 @@ type omegaLang struct {
 	ce, ceWord string
 	// ms is the run's -t: a JIT runtime's emulated start is seconds.
 	ms string
+	// compileMs is the compile's -t when quark's 30 s is too little under
+	// the VM's emulation (a Runner's CompileTimeLimit is configurable).
+	compileMs string
 	// mle: the program fills memory on "mle" (a runtime with a heap).
 	mle bool
 }
@@ -68,7 +71,7 @@ var omegaLangs = []omegaLang{
 	{name: "cpp20-clang", ext: "cpp", ac: cppAB, want: "42 clang\n", ce: cUndeclared, ceWord: "undeclared"},
 	{name: "java", ext: "java", file: "Main.java", want: "42\n", ms: "20000", mle: true,
 		ce: "class Main { public static void main(String[] a) { System.out.println(undeclared); } }\n", ceWord: "undeclared"},
-	{name: "kt", ext: "kt", ac: kotlinAB, want: "42\n", ms: "20000", mle: true,
+	{name: "kt", ext: "kt", ac: kotlinAB, want: "42\n", ms: "20000", compileMs: "120000", mle: true,
 		ce: "fun main() {\n    println(undeclared)\n}\n", ceWord: "unresolved reference: undeclared"},
 	{name: "py3", ext: "py", ac: pyAB, want: "42\n", ce: "print(undeclared\n", ceWord: "SyntaxError"},
 	{name: "rb", ext: "rb", ac: rubyAB, want: "42\n", ms: "20000", mle: true, ce: "puts(undeclared\n", ceWord: "syntax error"},
@@ -116,7 +119,7 @@ func TestOmegajailEveryLanguage(t *testing.T) {
 				quarkRuntimeConfigLink(t, o)
 			}
 			wantCompileError(t, o, c, name)
-			if m := o.compileFile(c.name, name, source); omegajail.RunnerVerdict(m, omegajail.ForCompile(c.name)) != "OK" {
+			if m := o.compileFor(c.name, name, source, c.compileMs); omegajail.RunnerVerdict(m, omegajail.ForCompile(c.name)) != "OK" {
 				t.Fatalf("compile meta %+v, messages:\n%s", m, compileMessage(o, c.name))
 			}
 			ms := c.ms
@@ -162,7 +165,7 @@ func compileMessage(o *omegaRunner, lang string) string {
 
 func wantCompileError(t *testing.T, o *omegaRunner, c omegaLang, name string) {
 	t.Helper()
-	m := o.compileFile(c.name, name, c.ce)
+	m := o.compileFor(c.name, name, c.ce, c.compileMs)
 	if omegajail.RunnerVerdict(m, omegajail.ForCompile(c.name)) == "OK" {
 		t.Errorf("a broken source compiled: meta %+v", m)
 	}
@@ -180,4 +183,20 @@ func wantMLE(t *testing.T, o *omegaRunner, lang, ms string) {
 	if v := omegajail.RunnerVerdict(m, l); v != "MLE" {
 		t.Errorf("out of memory: verdict %s, meta %+v, 1.err %q; want MLE", v, m, errOut)
 	}
+}
+
+// compileFor is compileFile with -t ms ("": quark's default 30000).
+func (o *omegaRunner) compileFor(lang, name, source, ms string) omegajail.Meta {
+	o.t.Helper()
+	if ms == "" {
+		return o.compileFile(lang, name, source)
+	}
+	if err := os.WriteFile(filepath.Join(o.runRoot, "Main", "bin", name), []byte(source), 0o644); err != nil {
+		o.t.Fatal(err)
+	}
+	o.exec("--homedir", o.runRoot+"/Main/bin", "--homedir-writable",
+		"-1", o.runRoot+"/Main/compile.out", "-2", o.runRoot+"/Main/compile.err", "-M", o.runRoot+"/Main/compile.meta",
+		"-t", ms, "-O", "10485760", "--root", "/var/lib/omegajail",
+		"--compile", lang, "--compile-target", "Main", "--compile-source", name)
+	return o.meta("Main/compile.meta")
 }
