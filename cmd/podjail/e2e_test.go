@@ -38,7 +38,17 @@ type cmdResult struct {
 
 func podjail(t testing.TB, env hosttest.Env, args ...string) cmdResult {
 	t.Helper()
+	return podjailWith(t, env, nil, args...)
+}
+
+// podjailWith is podjail with extra environment variables (NAME=VALUE) on
+// top of the test's own.
+func podjailWith(t testing.TB, env hosttest.Env, extra []string, args ...string) cmdResult {
+	t.Helper()
 	cmd := exec.Command(env.Podjail, args...)
+	if len(extra) > 0 {
+		cmd.Env = append(os.Environ(), extra...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

@@ -49,9 +49,9 @@ const (
 		"    string[] w = Console.In.ReadToEnd().Split((char[])null, StringSplitOptions.RemoveEmptyEntries);\n" +
 		"    if (w[0] == \"ac\") Console.WriteLine(long.Parse(w[1]) + long.Parse(w[2]));\n" +
 		"    else if (w[0] == \"mle\") { var keep = new List<long[]>(); while (true) { var a = new long[1 << 20]; for (int i = 0; i < a.Length; i += 512) a[i] = i; keep.Add(a); } }\n  }\n}\n"
-	// Kotlin's standard library only: kotlinc compiles with -no-jdk.
-	kotlinAB = "fun main() {\n    val w = generateSequence(::readLine).joinToString(\" \").split(\" \").filter { it.isNotEmpty() }\n" +
-		"    when (w[0]) {\n        \"ac\" -> println(w[1].toLong() + w[2].toLong())\n" +
+	// java.util.Scanner: the compile sees the JDK's classes.
+	kotlinAB = "import java.util.Scanner\n\nfun main() {\n    val s = Scanner(System.`in`)\n" +
+		"    when (s.next()) {\n        \"ac\" -> println(s.nextLong() + s.nextLong())\n" +
 		"        \"mle\" -> { val keep = mutableListOf<LongArray>(); while (true) keep.add(LongArray(1 shl 20) { it.toLong() }) }\n    }\n}\n"
 	pascalAB  = "program Main;\nvar w: char; a, b: int64;\nbegin\n  read(w, w); read(a, b);\n  writeln(a + b);\nend.\n"
 	haskellAB = "main :: IO ()\nmain = do\n  s <- getContents\n  print (sum (map read (drop 1 (words s))) :: Integer)\n"
@@ -72,7 +72,7 @@ var omegaLangs = []omegaLang{
 	{name: "java", ext: "java", file: "Main.java", want: "42\n", ms: "20000", mle: true,
 		ce: "class Main { public static void main(String[] a) { System.out.println(undeclared); } }\n", ceWord: "undeclared"},
 	{name: "kt", ext: "kt", ac: kotlinAB, want: "42\n", ms: "20000", compileMs: "120000", mle: true,
-		ce: "fun main() {\n    println(undeclared)\n}\n", ceWord: "unresolved reference: undeclared"},
+		ce: "fun main() {\n    println(undeclared)\n}\n", ceWord: "unresolved reference 'undeclared'"},
 	{name: "py3", ext: "py", ac: pyAB, want: "42\n", ce: "print(undeclared\n", ceWord: "SyntaxError"},
 	{name: "rb", ext: "rb", ac: rubyAB, want: "42\n", ms: "20000", mle: true, ce: "puts(undeclared\n", ceWord: "syntax error"},
 	{name: "cs", ext: "cs", ac: csAB, want: "42\n", ms: "20000", mle: true,
@@ -99,12 +99,30 @@ const mleAcceptedBound = 64 << 20
 // accepted run's reported memory within mleAcceptedBound and a program
 // out of memory that quark calls MLE: rootful for all six, rootless for
 // Java only, whose run's cgroup limit is the same path as the others'.
+//
+// Every other language goes through `podjail serve`, as a runner with
+// $PODJAIL_SERVICE set sends it, the rest in process: the front is the same
+// code either way, so each language is judged once a mode, and the two
+// halves swap between the modes.
 func TestOmegajailEveryLanguage(t *testing.T) {
 	env := hosttest.Podman(t)
 	_, src := judgeFiles(t, env)
-	for _, c := range omegaLangs {
+	sock, stop := startService(t, env, "--drain", "2s")
+	t.Run("each", func(t *testing.T) { everyOmegaLanguage(t, env, src, sock) })
+	if code, log := stop(); code != 0 {
+		t.Errorf("service: exit %d\n%s", code, log)
+	}
+	assertNothingLeft(t, env, "")
+}
+
+// everyOmegaLanguage runs TestOmegajailEveryLanguage's subtests, in
+// parallel, the service's at sock.
+func everyOmegaLanguage(t *testing.T, env hosttest.Env, src, sock string) {
+	for i, c := range omegaLangs {
+		viaService := (i%2 == 1) != env.Rootless
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
+			t.Logf("through the service: %v", viaService)
 			source := c.ac
 			if c.file != "" {
 				data, err := os.ReadFile(filepath.Join(src, "langs", c.file))
@@ -114,6 +132,9 @@ func TestOmegajailEveryLanguage(t *testing.T) {
 				source = string(data)
 			}
 			o := newOmegaRunner(t, env)
+			if viaService {
+				o.extra = []string{"PODJAIL_SERVICE=" + sock}
+			}
 			name := "Main." + c.ext
 			if c.name == "cs" {
 				quarkRuntimeConfigLink(t, o)
@@ -139,7 +160,6 @@ func TestOmegajailEveryLanguage(t *testing.T) {
 			}
 		})
 	}
-	t.Cleanup(func() { assertNothingLeft(t, env, "") })
 }
 
 // quarkRuntimeConfigLink makes what quark's C# compile makes first: a link

@@ -21,6 +21,9 @@ type omegaRunner struct {
 	bin     string // a symlink named omegajail to podjail
 	runRoot string
 	stderr  string // what the last call wrote to its stderr
+	// extra is the front's environment beyond the test's, e.g.
+	// PODJAIL_SERVICE; nil: none.
+	extra []string
 }
 
 func newOmegaRunner(t *testing.T, env hosttest.Env) *omegaRunner {
@@ -44,7 +47,7 @@ func (o *omegaRunner) exec(argv ...string) cmdResult {
 	o.t.Helper()
 	env := o.env
 	env.Podjail = o.bin
-	r := podjail(o.t, env, argv...)
+	r := podjailWith(o.t, env, o.extra, argv...)
 	o.t.Logf("omegajail %s: exit %d %s", strings.Join(argv, " "), r.code, r.stderr)
 	o.stderr = r.stderr
 	return r

@@ -25,7 +25,7 @@ disk_size=16384M
 # Everything the image is made from. run.sh and guest-run.sh are not: they are used at run time.
 IMAGE_INPUTS=(build.sh configure-rootfs.sh import-native.sh toolchain-rootfs.sh
 	packages-vm.txt packages-gcc.txt packages-python3.txt packages-langs.txt prepare-langs.sh
-	packages-cms.txt prepare-cms.sh)
+	packages-cms.txt prepare-cms.sh fetch-cms.txt)
 # Toolchain images localhost/podjail-NAME:latest, each from packages-NAME.txt (and
 # prepare-NAME.sh when there is one).
 TOOLCHAINS=(gcc python3 langs cms)
@@ -123,7 +123,7 @@ step "building image $hash in $tmp"
 # --- toolchain image tars, cached on their own, built in the background meanwhile
 declare -A tc_tar tc_pid
 for name in "${TOOLCHAINS[@]}"; do
-	key=$(inputs_hash toolchain-rootfs.sh "packages-$name.txt" $([ -f "$here/prepare-$name.sh" ] && echo "prepare-$name.sh"))
+	key=$(inputs_hash toolchain-rootfs.sh "packages-$name.txt" $(for f in prepare-$name.sh fetch-$name.txt; do [ -f "$here/$f" ] && echo "$f"; done))
 	tc_tar[$name]=$cache_root/toolchains/$name-$key.tar
 	if [ -s "${tc_tar[$name]}" ]; then
 		step "toolchain $name: cached ${tc_tar[$name]}"

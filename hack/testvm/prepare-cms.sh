@@ -17,6 +17,13 @@ link /usr/bin/php /usr/local/php-7.4.1/bin/php
 link /usr/bin/python3 /usr/local/python-3.8.1/bin/python3
 link /usr/bin/ruby /usr/local/ruby-2.7.0/bin/ruby
 link /usr/bin/rustc /usr/local/rust-1.40.0/bin/rustc
+# Kotlin: JetBrains' compiler (fetch-cms.txt) in /opt/kotlinc, contrib/images/cms.Containerfile's
+# steps; the sources and the JS and Wasm libraries are not needed to compile for the JVM.
+mkdir -p /opt/kotlinc
+tar -xzf /var/tmp/kotlin-compiler.tgz -C /opt/kotlinc --strip-components=1 --no-same-owner
+rm -f /var/tmp/kotlin-compiler.tgz /opt/kotlinc/lib/*-sources.jar /opt/kotlinc/lib/*.klib /opt/kotlinc/bin/*.bat
+ln -sfn /opt/kotlinc/bin/kotlinc /usr/bin/kotlinc
+[ -x /usr/bin/kotlinc ] && [ -s /opt/kotlinc/lib/kotlin-stdlib.jar ] || { echo "prepare-cms: no kotlinc" >&2; exit 1; }
 for l in $(find /usr/local -type l); do
 	[ -e "$l" ] || { echo "prepare-cms: $l leads nowhere" >&2; exit 1; }
 done

@@ -3,6 +3,8 @@
 # Debian trixie plus the packages in packages-NAME.txt, as a plain tar that
 # `podman import` takes. Run as root by build.sh (which caches the result).
 #
+# If fetch-NAME.txt exists, each of its lines (URL SHA256 PATH) is downloaded on the host,
+# checked and put at PATH in the rootfs: what Debian does not package.
 # If prepare-NAME.sh exists, it then runs in the rootfs (chroot, /proc mounted), for work
 # the packages do not do, like compiling a standard library ahead.
 #
@@ -34,6 +36,15 @@ debootstrap --variant=minbase --include="$pkgs" "$suite" "$root" "$mirror" >"$wo
 	echo "toolchain-rootfs: debootstrap of $name failed" >&2
 	exit 1
 }
+
+if [ -f "$here/fetch-$name.txt" ]; then
+	sed 's/#.*//' "$here/fetch-$name.txt" | while read -r url sum dest; do
+		[ -n "$url" ] || continue
+		mkdir -p "$root$(dirname "$dest")"
+		curl -fsSL --retry 3 -o "$root$dest" "$url" || { echo "toolchain-rootfs: cannot fetch $url" >&2; exit 1; }
+		echo "$sum  $root$dest" | sha256sum -c --quiet - || { echo "toolchain-rootfs: $url: not the sha256 fetch-$name.txt names" >&2; exit 1; }
+	done
+fi
 
 if [ -f "$here/prepare-$name.sh" ]; then
 	mount -t proc proc "$root/proc"

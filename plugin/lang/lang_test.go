@@ -104,7 +104,7 @@ func TestCMSImageLanguages(t *testing.T) {
 			t.Errorf("%s: starts %q, want %q", id, got, progs)
 		}
 	}
-	packages := []string{"fp-compiler", "ghc", "mono-mcs", "mono-runtime", "php-cli", "pypy3", "zip", "clang-19", "lua5.3", "ruby", "kotlin"}
+	packages := []string{"fp-compiler", "ghc", "mono-mcs", "mono-runtime", "php-cli", "pypy3", "zip", "clang-19", "lua5.3", "ruby"}
 	for _, file := range []string{"../../hack/testvm/packages-cms.txt", "../../contrib/images/cms.Containerfile"} {
 		words := fileWords(t, file)
 		for _, p := range packages {
@@ -112,6 +112,19 @@ func TestCMSImageLanguages(t *testing.T) {
 				t.Errorf("%s does not install %s", file, p)
 			}
 		}
+	}
+}
+
+// TestKotlinCompilerFetchedAlike: the test VM fetches the Kotlin compiler
+// the Containerfile adds, checked by the same sha256.
+func TestKotlinCompilerFetchedAlike(t *testing.T) {
+	fetch := fileWords(t, "../../hack/testvm/fetch-cms.txt")
+	if len(fetch) < 3 || !strings.Contains(fetch[0], "/kotlin-compiler-") {
+		t.Fatalf("fetch-cms.txt fetches %q; want the kotlin-compiler tarball, its sha256 and a path", fetch)
+	}
+	add := fileWords(t, "../../contrib/images/cms.Containerfile")
+	if !slices.Contains(add, fetch[0]) || !slices.Contains(add, "--checksum=sha256:"+fetch[1]) {
+		t.Errorf("cms.Containerfile does not ADD %s with --checksum=sha256:%s", fetch[0], fetch[1])
 	}
 }
 
