@@ -35,7 +35,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		Output:      fromSol,
 		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
 	}
-	testLimits(req.Problem, limit).Set(&sol)
+	testLimits(req.Problem, req.Lang, limit).Set(&sol)
 	sol.Limits.CPUSet = cpuset
 	it := runner.RunRequest{
 		Image:       inter.lang.RunImage,

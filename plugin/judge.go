@@ -240,7 +240,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		InputFile: t.test.Input,
 		Binds:     []bindings.Bind{{Source: t.artefacts, Destination: lang.ArtefactDir}},
 	}
-	testLimits(t.req.Problem, t.limit).Set(&run)
+	testLimits(t.req.Problem, t.req.Lang, t.limit).Set(&run)
 	run.Limits.CPUSet = t.cpuset
 	var closers []io.Closer
 	closeAll := func() {

@@ -57,11 +57,25 @@ func TestTimeLimit(p *problem.Problem, l lang.Language) time.Duration {
 }
 
 // testLimits are a judged test's (the submission's run, batch or
-// interactive): the problem's memory and output, one core, and the three
-// deadlines from L. The verdict is the judge's (no Time: the run itself
-// decides none).
-func testLimits(p *problem.Problem, limit time.Duration) Bounds {
-	return Bounds{Deadlines: runner.DeadlinesFor(limit), Limits: runner.Limits{Output: p.OutputBytes, Memory: p.MemoryBytes, CPUs: 1}}
+// interactive): the problem's memory and output, the language's stack
+// (RunStack), one core, and the three deadlines from L. The verdict is the
+// judge's (no Time: the run itself decides none).
+func testLimits(p *problem.Problem, l lang.Language, limit time.Duration) Bounds {
+	return Bounds{Deadlines: runner.DeadlinesFor(limit), Limits: runner.Limits{Output: p.OutputBytes, Memory: p.MemoryBytes,
+		Stack: RunStack(l, p.MemoryBytes), CPUs: 1}}
+}
+
+// RunStack is the stack limit of a run of l under memory bytes of memory:
+// the language's (lang.Language.StackBytes) when it has one, at most the
+// memory; zero (the memory) otherwise.
+func RunStack(l lang.Language, memory int64) int64 {
+	if l.StackBytes == 0 {
+		return 0
+	}
+	if memory > 0 {
+		return min(l.StackBytes, memory)
+	}
+	return l.StackBytes
 }
 
 // checkerLimits are a checker's run on one output.

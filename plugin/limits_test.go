@@ -57,8 +57,14 @@ func TestRunLimits(t *testing.T) {
 	if l != 2*time.Second {
 		t.Fatalf("L = %v", l)
 	}
-	if got := testLimits(p, l); got.CPU != 4*time.Second || got.Idle != 12*time.Second || got.Wall != 20*time.Second || got.Memory != 64<<20 || got.Output != 1<<20 || got.CPUs != 1 || got.Time != 0 {
+	if got := testLimits(p, lang.Language{}, l); got.CPU != 4*time.Second || got.Idle != 12*time.Second || got.Wall != 20*time.Second || got.Memory != 64<<20 || got.Output != 1<<20 || got.CPUs != 1 || got.Time != 0 {
 		t.Errorf("test: %+v", got)
+	}
+	if got := testLimits(p, lang.Language{StackBytes: 8 << 20}, l); got.Stack != 8<<20 || got.Memory != 64<<20 {
+		t.Errorf("test of a language with a stack: %+v", got)
+	}
+	if got := RunStack(lang.Language{StackBytes: 128 << 20}, 64<<20); got != 64<<20 {
+		t.Errorf("a stack over the memory: %d, want the memory", got)
 	}
 	if got := interactorLimits(p, l); got.Wall != 20*time.Second+checkerTime || got.CPU != checkerTime || got.Memory != checkerMemory {
 		t.Errorf("interactor: %+v", got)

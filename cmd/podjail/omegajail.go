@@ -265,6 +265,7 @@ func omegajailRunRequest(req omegajail.Request, l lang.Language, homedir string,
 		// omegajail's headroom for the language above -m.
 		run.Limits.Memory = omegajail.RunMemoryLimit(req.Language, m)
 	}
+	run.Limits.Stack = plugin.RunStack(l, run.Limits.Memory)
 	if req.Stdin != "" && req.Stdin != "-" {
 		run.InputFile = req.Stdin
 	}

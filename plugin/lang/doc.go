@@ -62,6 +62,8 @@
 //	memory_exit_code  the exit code by which the runtime says it ran out
 //	                  of memory (a JVM with -XX:+ExitOnOutOfMemoryError:
 //	                  3); such a run is MLE, not RTE
+//	stack             a run's stack limit, at most its memory limit;
+//	                  default the memory limit: 8MiB
 //	artefact_hint     added to the compile error when the build makes no
 //	                  artefact ("Make sure your class is named Main ...")
 //

@@ -16,7 +16,7 @@ import (
 // fields are a languages file's field names, in the order doc.go lists them.
 var fields = []string{"name", "aliases", "extensions", "build_image", "run_image", "source",
 	"compile", "artefacts", "run", "extra_time", "build_time_limit", "build_memory", "env",
-	"memory_exit_code", "artefact_hint"}
+	"memory_exit_code", "stack", "artefact_hint"}
 
 // idError is an error about one language.
 type idError struct {
@@ -146,6 +146,8 @@ func decodeEntry(n *yaml.Node, l *Language, lines map[string]int) (int, error) {
 			l.BuildMemoryBytes, err = byteSize(v)
 		case "env":
 			l.Env, err = list(v)
+		case "stack":
+			l.StackBytes, err = byteSize(v)
 		case "memory_exit_code":
 			l.MemoryExitCode, err = integer(v)
 		case "artefact_hint":

@@ -28,15 +28,15 @@ func mustLookup(t *testing.T, tab *Table, name string) Language {
 }
 
 func TestLoadMergesPartialOverride(t *testing.T) {
-	tab, err := load(t, "cpp17: {run_image: registry.example.org/gcc:14, extra_time: 0.25, build_memory: 1GiB}\n")
+	tab, err := load(t, "cpp17: {run_image: registry.example.org/gcc:14, extra_time: 0.25, build_memory: 1GiB, stack: 64MiB}\n")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got, def := mustLookup(t, tab, "c++"), mustLookup(t, Default(), "cpp17")
-	if got.RunImage != "registry.example.org/gcc:14" || got.ExtraTime != 250*time.Millisecond || got.BuildMemoryBytes != 1<<30 {
+	if got.RunImage != "registry.example.org/gcc:14" || got.ExtraTime != 250*time.Millisecond || got.BuildMemoryBytes != 1<<30 || got.StackBytes != 64<<20 {
 		t.Errorf("override not applied: %+v", got)
 	}
-	got.RunImage, got.ExtraTime, got.BuildMemoryBytes = def.RunImage, 0, 0
+	got.RunImage, got.ExtraTime, got.BuildMemoryBytes, got.StackBytes = def.RunImage, 0, 0, 0
 	if !slices.Equal(got.Compile, def.Compile) || !slices.Equal(got.Aliases, def.Aliases) || got.Name != def.Name ||
 		got.BuildImage != def.BuildImage || got.Source != def.Source || !slices.Equal(got.Run, def.Run) {
 		t.Errorf("fields not in the file changed:\n got %+v\nwant %+v", got, def)
@@ -153,6 +153,7 @@ func TestLoadErrors(t *testing.T) {
 		{"cpp17:\n  build_memory: 1TiB\n", `line 2: language "cpp17": build_memory: "1TiB" is not a size`},
 		{"cpp17:\n  build_memory: lots\n", `build_memory: "lots" is not a size`},
 		{"go:\n  env: [GOMAXPROCS]\n", `line 2: language "go": env: "GOMAXPROCS" must be NAME=VALUE`},
+		{"ruby:\n  stack: deep\n", `line 2: language "ruby": stack: "deep" is not a size`},
 		{"java:\n  memory_exit_code: three\n", `line 2: language "java": memory_exit_code: "three" is not a whole number`},
 		{"java:\n  memory_exit_code: 300\n", `line 2: language "java": memory_exit_code: 300 is not an exit code`},
 		{"cobol: ~\n", `line 1: language "cobol": a null entry removes a language, but there is none`},

@@ -78,6 +78,7 @@ func formatTable(t *testing.T, tab *Table) []byte {
 		m := map[string]any{"name": l.Name, "build_image": l.BuildImage, "run_image": l.RunImage, "source": l.Source,
 			"extra_time": l.ExtraTime.String(), "build_time_limit": l.BuildTimeLimit.String(),
 			"build_memory": strconv.FormatInt(l.BuildMemoryBytes, 10), "memory_exit_code": strconv.Itoa(l.MemoryExitCode),
+			"stack":         strconv.FormatInt(l.StackBytes, 10),
 			"artefact_hint": l.ArtefactHint}
 		for name, v := range map[string][]string{"aliases": l.Aliases, "extensions": l.Extensions, "compile": l.Compile,
 			"artefacts": l.Artefacts, "run": l.Run, "env": l.Env} {

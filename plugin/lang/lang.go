@@ -84,6 +84,12 @@ type Language struct {
 	// why only a runtime flag should give it. Zero: no such code.
 	MemoryExitCode int
 
+	// StackBytes is a run's stack limit (RLIMIT_STACK), at most the run's
+	// memory limit. Zero: the memory limit, recursion as deep as memory
+	// allows. For a runtime that touches its whole stack limit as it
+	// starts (Ruby's reserve_stack), which would be charged all its memory.
+	StackBytes int64
+
 	// ArtefactHint is added to the compile error when the build succeeds
 	// but makes no artefact (a Java class not named Main, or in a package).
 	// Empty: the error names the missing file only.
@@ -189,6 +195,8 @@ func (l Language) validate() error {
 		return bad("build_time_limit", "%v is negative", l.BuildTimeLimit)
 	case l.BuildMemoryBytes < 0:
 		return bad("build_memory", "%d is negative", l.BuildMemoryBytes)
+	case l.StackBytes < 0:
+		return bad("stack", "%d is negative", l.StackBytes)
 	}
 	return nil
 }
