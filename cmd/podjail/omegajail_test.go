@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -98,12 +99,18 @@ func (o *omegaRunner) run(lang, input string) (omegajail.Meta, string) {
 // runFor is run with a time limit of ms milliseconds.
 func (o *omegaRunner) runFor(lang, input, ms string) (omegajail.Meta, string) {
 	o.t.Helper()
+	return o.runWith(lang, input, ms, 268435456)
+}
+
+// runWith is runFor with -m memory.
+func (o *omegaRunner) runWith(lang, input, ms string, memory int64) (omegajail.Meta, string) {
+	o.t.Helper()
 	in := filepath.Join(o.runRoot, "1.in")
 	if err := os.WriteFile(in, []byte(input), 0o644); err != nil {
 		o.t.Fatal(err)
 	}
 	o.exec("--homedir", o.runRoot+"/Main/bin", "-0", in, "-1", o.runRoot+"/1.out", "-2", o.runRoot+"/1.err",
-		"-M", o.runRoot+"/1.meta", "-m", "268435456", "-t", ms, "-w", "0", "-O", "10240",
+		"-M", o.runRoot+"/1.meta", "-m", strconv.FormatInt(memory, 10), "-t", ms, "-w", "0", "-O", "10240",
 		"--root", "/var/lib/omegajail", "--run", lang, "--run-target", "Main")
 	out, _ := os.ReadFile(filepath.Join(o.runRoot, "1.out"))
 	return o.meta("1.meta"), string(out)
