@@ -115,8 +115,8 @@ var cmsDefaultContest = map[string]bool{"C11 / gcc": true, "C++20 / g++": true, 
 
 // TestIsolateCMSLanguages judges each of CMS's 13 languages as CMS's Batch
 // task type has isolate do it, through the front with podjail-cms: an A+B
-// compiled and accepted, and a source that does not compile, with the
-// compiler's message in what CMS shows.
+// compiled and accepted in each mode, and in one of them a source that does
+// not compile, with the compiler's message in what CMS shows.
 //
 // A default contest's languages (C11, C++20, Pascal) go through `podjail
 // serve`, as a worker with $PODJAIL_SERVICE set sends them, with one
@@ -136,11 +136,15 @@ func TestIsolateCMSLanguages(t *testing.T) {
 		for i, l := range cmsLangs {
 			t.Run(l.testName(), func(t *testing.T) {
 				t.Parallel()
+				// The broken source in one mode, alternating (what CMS
+				// shows of it does not depend on the mode); Pascal's
+				// rootless, so that each mode sends one to the service.
+				broken := (i%2 == 0) != env.Rootless != (l.name == "Pascal / fpc")
 				if cmsDefaultContest[l.name] {
-					cmsAcceptsAndRejects(t, env, viaService, src, l, 2000+i, 1)
+					cmsAcceptsAndRejects(t, env, viaService, src, l, 2000+i, 1, broken)
 					return
 				}
-				cmsAcceptsAndRejects(t, env, inProcess, src, l, 2000+i, 1000)
+				cmsAcceptsAndRejects(t, env, inProcess, src, l, 2000+i, 1000, broken)
 			})
 		}
 	})
@@ -150,9 +154,10 @@ func TestIsolateCMSLanguages(t *testing.T) {
 	assertNothingLeft(t, env, "")
 }
 
-// cmsAcceptsAndRejects submits l's A+B (accepted: output 42) and its
-// broken source (a compile error showing ceText, or PHP's runtime error).
-func cmsAcceptsAndRejects(t *testing.T, env hosttest.Env, extra []string, src string, l cmsLang, box, processes int) {
+// cmsAcceptsAndRejects submits l's A+B (accepted: output 42) and, when
+// broken, its broken source (a compile error showing ceText, or PHP's
+// runtime error).
+func cmsAcceptsAndRejects(t *testing.T, env hosttest.Env, extra []string, src string, l cmsLang, box, processes int, broken bool) {
 	aplusb, err := os.ReadFile(filepath.Join(src, "aplusb", l.src))
 	if err != nil {
 		t.Fatal(err)
@@ -168,7 +173,19 @@ func cmsAcceptsAndRejects(t *testing.T, env hosttest.Env, extra []string, src st
 	if meta["status"] != "" || meta["exitcode"] != "0" || out != "42\n" {
 		t.Errorf("A+B: meta %v, output.txt %q; want exit code 0 and 42", meta, out)
 	}
-	ok, text = c.compile(l, l.broken)
+	if broken {
+		cmsRejects(t, &c, l, processes)
+	}
+	if code := c.isolate("--box-id="+strconv.Itoa(box), "--cg", "--cleanup"); code != 0 {
+		t.Errorf("the last --cleanup: exit %d", code)
+	}
+}
+
+// cmsRejects submits l's broken source in c: a compile error showing
+// ceText, or PHP's runtime error.
+func cmsRejects(t *testing.T, c *cmsBox, l cmsLang, processes int) {
+	t.Helper()
+	ok, text := c.compile(l, l.broken)
 	switch {
 	case l.brokenRuns:
 		meta, _, stderr := c.evaluate(l, processes)
@@ -177,9 +194,6 @@ func cmsAcceptsAndRejects(t *testing.T, env hosttest.Env, extra []string, src st
 		}
 	case ok || !strings.Contains(text, l.ceText):
 		t.Errorf("broken source: compiled %v, CMS shows %q; want a compile error with %q", ok, text, l.ceText)
-	}
-	if code := c.isolate("--box-id="+strconv.Itoa(box), "--cg", "--cleanup"); code != 0 {
-		t.Errorf("the last --cleanup: exit %d", code)
 	}
 }
 
