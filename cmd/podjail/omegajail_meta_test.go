@@ -97,13 +97,15 @@ func TestOmegajailRefusesWithoutMeta(t *testing.T) {
 	}
 }
 
-// A run executes the run target's command from omegajail.RunCommand.
-func TestOmegajailRunExecutesTheTarget(t *testing.T) {
-	l, err := lang.Default().Lookup("cpp11")
+// runRequestOf is the run request the front makes of args, for podjail's
+// language id, its home directory homedir.
+func runRequestOf(t *testing.T, id, homedir string, args ...string) runner.RunRequest {
+	t.Helper()
+	l, err := lang.Default().Lookup(id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req, err := omegajail.ParseArgs([]string{"--homedir", "h", "--run", "cpp11", "--run-target", "validator", "--", "1", "cpp"})
+	req, err := omegajail.ParseArgs(args)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,12 @@ func TestOmegajailRunExecutesTheTarget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := omegajailRunRequest(req, l, "/var/grade/1/validator/bin", argv)
+	return omegajailRunRequest(req, l, homedir, argv)
+}
+
+// A run executes the run target's command from omegajail.RunCommand.
+func TestOmegajailRunExecutesTheTarget(t *testing.T) {
+	run := runRequestOf(t, "cpp11", "/var/grade/1/validator/bin", "--homedir", "h", "--run", "cpp11", "--run-target", "validator", "--", "1", "cpp")
 	if want := []string{"/run/podjail/artefact/validator", "1", "cpp"}; !slices.Equal(run.Command, want) {
 		t.Errorf("command %q, want %q", run.Command, want)
 	}
@@ -194,19 +201,7 @@ func TestOmegajailRunMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l, err := lang.Default().Lookup(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req, err := omegajail.ParseArgs([]string{"--homedir", "h", "-m", "67108864", "--run", c.omega})
-		if err != nil {
-			t.Fatal(err)
-		}
-		argv, err := omegajail.RunCommand(l, req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run := omegajailRunRequest(req, l, "/var/grade/1/Main/bin", argv)
+		run := runRequestOf(t, id, "/var/grade/1/Main/bin", "--homedir", "h", "-m", "67108864", "--run", c.omega)
 		if run.Limits.Memory != c.limit {
 			t.Errorf("%s: memory limit %d, want %d", c.omega, run.Limits.Memory, c.limit)
 		}
