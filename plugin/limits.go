@@ -103,20 +103,15 @@ func buildLimits(l lang.Language) Bounds {
 const isolateUnlimitedPids = 4096
 
 // IsolateLimits are the isolate front's, from its options: -t, -x, -w,
-// -p, -f, --cg-mem or -m, and -k.
+// -p, -f, --cg-mem or -m, and -k. The deadlines are isolate's own
+// (isolate.Command's CPUKill and WallKill) and nothing shorter: no
+// no-progress window, no margin; the front decides TO from the figures as
+// isolate does (Command.TimedOut), so the request has no Limits.Time.
 func IsolateLimits(cmd isolate.Command) Bounds {
-	l := Bounds{Limits: runner.Limits{Time: cmd.Time, Pids: int64(cmd.Processes)}, Deadlines: runner.Deadlines{Wall: cmd.WallTime}}
+	l := Bounds{Limits: runner.Limits{Pids: int64(cmd.Processes)},
+		Deadlines: runner.Deadlines{CPU: cmd.CPUKill(), Wall: cmd.WallKill()}}
 	if cmd.Processes == 0 {
 		l.Pids = isolateUnlimitedPids
-	}
-	// isolate kills at -t, or -x later: so does the processor ceiling,
-	// counted from the go on the run's cgroup (podjail's 2 s margin is
-	// for judges, not for a caller that reads the time back, as CMS does).
-	if cmd.Time > 0 {
-		l.CPU = cmd.Time + cmd.ExtraTime
-	}
-	if l.Time <= 0 {
-		l.Time = cmd.WallTime
 	}
 	if cmd.FsizeKiB > 0 {
 		l.FileSize = int64(cmd.FsizeKiB) << 10 // CMS gives 1 GiB, Judge0 1-10 MiB
@@ -136,10 +131,12 @@ func IsolateLimits(cmd isolate.Command) Bounds {
 // OmegajailLimits are the omegajail front's run: -t as it is (no
 // language's extra time: omegajail adds none; quark adds 1000 to a Java
 // time limit, but in nanoseconds, and sends it in whole ms), else the wall
-// time; the absolute cap from the go (the container's start is not
-// counted); the memory and output limits as given.
+// time; the processor ceiling where omegajail's RLIMIT_CPU stops the
+// program (Request.CPUTimeLimit), counted on every process of the program;
+// the absolute cap from the go (the container's start is not counted);
+// the memory and output limits as given.
 func OmegajailLimits(req omegajail.Request) Bounds {
-	l := Bounds{Deadlines: runner.Deadlines{Wall: req.WallTimeLimit()}}
+	l := Bounds{Deadlines: runner.Deadlines{CPU: req.CPUTimeLimit(), Wall: req.WallTimeLimit()}}
 	if req.TimeLimitMs != nil {
 		l.Time = time.Duration(*req.TimeLimitMs) * time.Millisecond
 	}

@@ -18,11 +18,22 @@ func TestIsolateLimits(t *testing.T) {
 		argv []string
 		want runner.RunRequest
 	}{
-		{[]string{"--run", "--", "/p"}, runner.RunRequest{Limits: runner.Limits{Pids: 1}}},
+		// No limit in isolate: the front's cap on the wall, no CPU deadline.
+		{[]string{"--run", "--", "/p"}, runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: isolate.WallCap}}}},
+		// -x below -t: killed past -t (isolate counts -x from the start).
 		{[]string{"-t", "1", "-x", "0.5", "-w", "3", "-k", "8192", "--cg", "--cg-mem", "65536", "-f", "1024", "-p", "--run", "--", "/p"},
-			runner.RunRequest{Limits: runner.Limits{Time: time.Second, Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 1500 * time.Millisecond, Wall: 3 * time.Second}}}},
+			runner.RunRequest{Limits: runner.Limits{Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 1001 * time.Millisecond, Wall: 3001 * time.Millisecond}}}},
+		// -x above -t: killed past -x; the wall is -w alone.
+		{[]string{"-t", "1", "-x", "2.5", "-w", "20", "--run", "--", "/p"},
+			runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 2501 * time.Millisecond, Wall: 20001 * time.Millisecond}}}},
 		{[]string{"-m", "262144", "-k", "0", "-w", "2", "--run", "--", "/p"},
-			runner.RunRequest{Limits: runner.Limits{Time: 2 * time.Second, Pids: 1, Memory: 256 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: 2 * time.Second}}}},
+			runner.RunRequest{Limits: runner.Limits{Pids: 1, Memory: 256 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: 2001 * time.Millisecond}}}},
+		// isolate keeps a negative limit, and kills at its first look.
+		{[]string{"-t", "-1", "-w", "-1", "--run", "--", "/p"},
+			runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: time.Millisecond, Wall: time.Millisecond}}}},
+		// "abc" is atof's 0: no limit.
+		{[]string{"-t", "abc", "-w", "0", "--run", "--", "/p"},
+			runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: isolate.WallCap}}}},
 	} {
 		cmd, err := isolate.ParseArgs(c.argv)
 		if err != nil {
@@ -40,7 +51,7 @@ func TestOmegajailLimits(t *testing.T) {
 	ms, mem, out := uint64(1500), uint64(64<<20), uint64(1000)
 	req := omegajail.Request{TimeLimitMs: &ms, MemoryLimit: &mem, OutputLimit: &out}
 	l := OmegajailLimits(req)
-	if l.Time != 1500*time.Millisecond || l.Memory != int64(mem) || l.Output != int64(out) || l.Wall != req.WallTimeLimit() || l.CPU != 0 || l.Idle != 0 {
+	if l.Time != 1500*time.Millisecond || l.Memory != int64(mem) || l.Output != int64(out) || l.Wall != req.WallTimeLimit() || l.CPU != 2*time.Second || l.Idle != 0 {
 		t.Errorf("%+v", l)
 	}
 	if b := OmegajailBuildLanguage(req, lang.Language{}); b.BuildTimeLimit != 1500*time.Millisecond {

@@ -89,8 +89,10 @@ func JudgeRun(req runner.RunRequest, res runner.RunResult) JudgedRun {
 
 // decideVerdict applies the rules, in order: a failure of ours is IE; a
 // deadline is TLE unless the program never used processor time (then it
-// never ran: IE); then memory, output, signal and exit code; then the
-// measured time against the limit; then the answer.
+// never ran: IE); a charged time over the limit is TLE whatever the run
+// did after (as isolate, Kattis and DOMjudge judge it: a program that
+// spends 1.5 s of a 1 s limit and then crashes timed out); then memory,
+// output, system call, signal and exit code; then the answer.
 func decideVerdict(o testOutcome) (Verdict, string) {
 	r := o.res
 	m := r.Measure
@@ -101,13 +103,23 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		}
 		return IE, o.err.Error()
 	}
-	switch st := r.Status(); st {
+	st := r.Status()
+	switch st {
 	case runner.StatusNeverStarted:
 		// The go never reached the shim, or the program never got a
 		// processor: a host too busy, or a runtime that failed under it.
 		return IE, fmt.Sprintf("the run never started: %s with no processor time recorded (%s); is the host overloaded, or did its container runtime fail?", r.Killed, r.KilledNote)
 	case runner.StatusTime:
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
+	}
+	if t := chargedTime(r); t > o.limit {
+		note := fmt.Sprintf("time %.3f s over the limit %.3f s", t.Seconds(), o.limit.Seconds())
+		if after := endText(o); after != "" {
+			note += ", then " + after
+		}
+		return TLE, note
+	}
+	switch st {
 	case runner.StatusMemory:
 		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
 	case runner.StatusExited:
@@ -129,9 +141,6 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	case runner.StatusSignalled:
 		return RTE, "killed by " + r.Signal
 	}
-	if t := chargedTime(r); t > o.limit {
-		return TLE, fmt.Sprintf("time %.3f s over the limit %.3f s", t.Seconds(), o.limit.Seconds())
-	}
 	if o.diff != nil {
 		return WA, o.diff.String()
 	}
@@ -139,6 +148,25 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		return WA, "output differs"
 	}
 	return AC, ""
+}
+
+// endText says how a run that went over its time limit ended, for the
+// TLE's note: "" when it exited 0 or podjail stopped it at the answer.
+func endText(o testOutcome) string {
+	r := o.res
+	switch r.Status() {
+	case runner.StatusMemory:
+		return "hit the memory limit"
+	case runner.StatusOutput:
+		return "passed the output limit"
+	case runner.StatusSyscall, runner.StatusSignalled:
+		return "killed by " + r.Signal
+	case runner.StatusExited:
+		if r.ExitCode != 0 {
+			return fmt.Sprintf("exit code %d", r.ExitCode)
+		}
+	}
+	return ""
 }
 
 // chargedTime is the time judged against the limit. A run stopped at the

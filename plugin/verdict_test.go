@@ -12,6 +12,7 @@ import (
 
 func TestDecideVerdict(t *testing.T) {
 	ran := runner.Measure{Time: 300 * time.Millisecond, Peak: 1 << 20}
+	slow := runner.Measure{Time: 1500 * time.Millisecond, Peak: 1 << 20}
 	diff := &compare.Diff{Line: 1, Token: 1, Expected: `"42"`, Got: `"41"`, Reason: "token differs"}
 	cases := []struct {
 		name string
@@ -46,6 +47,14 @@ func TestDecideVerdict(t *testing.T) {
 		{"stopped, no reading", testOutcome{res: runner.RunResult{Killed: runner.KilledByCaller, Signal: "SIGKILL", Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, diff: diff}, TLE, "time 1.500 s over"},
 		{"a deadline's time is not cut", testOutcome{res: runner.RunResult{TimeAtStop: 100 * time.Millisecond, Measure: runner.Measure{Time: 1500 * time.Millisecond}}, limit: time.Second, matched: true}, TLE, "time 1.500 s over"},
 		{"differs at the end", testOutcome{res: runner.RunResult{Measure: ran}, limit: time.Second, diff: diff}, WA, "line 1"},
+		// Over the limit, whatever came after: isolate, Kattis and DOMjudge.
+		{"over the limit, then a segfault", testOutcome{res: runner.RunResult{Signal: "SIGSEGV", ExitCode: 139, Measure: slow}, limit: time.Second}, TLE, "time 1.500 s over the limit 1.000 s, then killed by SIGSEGV"},
+		{"over the limit, then exit 3", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: slow}, limit: time.Second}, TLE, "then exit code 3"},
+		{"over the limit, then the memory limit", testOutcome{res: runner.RunResult{Signal: "SIGKILL", Measure: runner.Measure{Time: slow.Time, MemoryExceeded: true}}, limit: time.Second}, TLE, "then hit the memory limit"},
+		{"over the limit, then a forbidden call", testOutcome{res: runner.RunResult{Signal: "SIGSYS", Measure: slow}, limit: time.Second}, TLE, "then killed by SIGSYS"},
+		{"over the limit, then the runtime's memory code", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: slow}, limit: time.Second, memoryExit: 3}, TLE, "over the limit"},
+		{"over the limit, then the output limit", testOutcome{res: runner.RunResult{Killed: runner.KilledOutputLimit, Signal: "SIGKILL", Measure: slow}, limit: time.Second}, TLE, "then passed the output limit"},
+		{"within the limit, a real-time signal", testOutcome{res: runner.RunResult{Signal: "SIG34", ExitCode: 162, Measure: ran}, limit: time.Second}, RTE, "killed by SIG34"},
 	}
 	for _, c := range cases {
 		v, note := decideVerdict(c.o)

@@ -146,12 +146,24 @@ func (cg *Cgroups) Kill() error {
 	return err
 }
 
-// Measure reads the program cgroup's counters into r.
+// Measure reads the program cgroup's counters into r. Called once every
+// process of the program is dead and reaped, when cpu.stat is final.
 func (cg *Cgroups) Measure(r *Report) error {
 	var err error
 	if r.PeakBytes, err = readInt(cg.Program, "memory.peak"); err != nil {
 		return &SetupError{StepMeasure, err}
 	}
+	// cpu.stat's usage is in every cgroup v2, the cpu controller on or off.
+	st, err := os.ReadFile(filepath.Join(cg.Program, "cpu.stat"))
+	if err != nil {
+		return &SetupError{StepMeasure, err}
+	}
+	cpu := parseKeyed(st)
+	usage, ok := cpu["usage_usec"]
+	if !ok {
+		return stepErr(StepMeasure, "no usage_usec in %s/cpu.stat", cg.Program)
+	}
+	r.CgroupUs, r.CgroupUserUs, r.CgroupSysUs = usage, cpu["user_usec"], cpu["system_usec"]
 	ev, err := os.ReadFile(filepath.Join(cg.Program, "memory.events"))
 	if err != nil {
 		return &SetupError{StepMeasure, err}

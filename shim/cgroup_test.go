@@ -44,8 +44,19 @@ func TestMeasure(t *testing.T) {
 	put("memory.peak", "1048576\n")
 	put("memory.events", "low 0\nhigh 0\nmax 4\noom 1\noom_kill 1\noom_group_kill 0\n")
 	var r Report
+	if err := cg.Measure(&r); stepOf(err) != StepMeasure {
+		t.Errorf("no cpu.stat: %v, want a failure at step %s", err, StepMeasure)
+	}
+	put("cpu.stat", "user_usec 1500000\nsystem_usec 100000\nnr_periods 0\n")
+	if err := cg.Measure(&r); stepOf(err) != StepMeasure {
+		t.Errorf("a cpu.stat without usage_usec: %v, want a failure at step %s", err, StepMeasure)
+	}
+	put("cpu.stat", "usage_usec 1600123\nuser_usec 1500000\nsystem_usec 100123\nnr_periods 0\n")
 	if err := cg.Measure(&r); err != nil || r.PeakBytes != 1<<20 || r.OOM != 1 || r.OOMKill != 1 || r.PidsPeak != -1 {
 		t.Fatalf("without pids.peak: %+v, %v", r, err)
+	}
+	if r.CgroupUs != 1600123 || r.CgroupUserUs != 1500000 || r.CgroupSysUs != 100123 {
+		t.Errorf("cpu.stat read as usage %d, user %d, system %d", r.CgroupUs, r.CgroupUserUs, r.CgroupSysUs)
 	}
 	put("pids.peak", "7\n")
 	if err := cg.Measure(&r); err != nil || r.PidsPeak != 7 {

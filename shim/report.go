@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -13,18 +17,24 @@ const ReportPrefix = "podjail-report"
 
 // Report is the shim's account of one run, the JSON of the report line.
 type Report struct {
-	TimeUs    int64  `json:"time_us"`    // user_us + sys_us
-	UserUs    int64  `json:"user_us"`    // wait4 rusage of the program (and the children it waited for)
-	SysUs     int64  `json:"sys_us"`     //
-	PeakBytes int64  `json:"peak_bytes"` // memory.peak of the program cgroup
-	PidsPeak  int64  `json:"pids_peak"`  // pids.peak of the program cgroup; -1 if the kernel has none
-	ExitCode  int    `json:"exit_code"`  // the program's exit status; -1 if a signal ended it or it never ran
-	Signal    string `json:"signal"`     // e.g. "SIGSEGV"; "" unless a signal ended it
-	OOM       int64  `json:"oom"`        // memory.events "oom" of the program cgroup
-	OOMKill   int64  `json:"oom_kill"`   // memory.events "oom_kill" of the program cgroup
-	Reaped    int    `json:"reaped"`     // other processes reaped: orphans that ended during the run and all killed after it
-	Error     string `json:"error,omitempty"`
-	Step      Step   `json:"step,omitempty"`
+	TimeUs int64 `json:"time_us"` // user_us + sys_us
+	UserUs int64 `json:"user_us"` // wait4 rusage of the program (and the children it waited for)
+	SysUs  int64 `json:"sys_us"`  //
+	// The program cgroup's cpu.stat, read once every process in it is
+	// dead: every process of the program, waited for or not, and nothing
+	// of the shim's or the container's. Zero in an older shim's report.
+	CgroupUs     int64  `json:"cgroup_us"`      // usage_usec
+	CgroupUserUs int64  `json:"cgroup_user_us"` // user_usec
+	CgroupSysUs  int64  `json:"cgroup_sys_us"`  // system_usec
+	PeakBytes    int64  `json:"peak_bytes"`     // memory.peak of the program cgroup
+	PidsPeak     int64  `json:"pids_peak"`      // pids.peak of the program cgroup; -1 if the kernel has none
+	ExitCode     int    `json:"exit_code"`      // the program's exit status; -1 if a signal ended it or it never ran
+	Signal       string `json:"signal"`         // e.g. "SIGSEGV"; "" unless a signal ended it
+	OOM          int64  `json:"oom"`            // memory.events "oom" of the program cgroup
+	OOMKill      int64  `json:"oom_kill"`       // memory.events "oom_kill" of the program cgroup
+	Reaped       int    `json:"reaped"`         // other processes reaped: orphans that ended during the run and all killed after it
+	Error        string `json:"error,omitempty"`
+	Step         Step   `json:"step,omitempty"`
 }
 
 // FormatReport renders the report line, newline included.
@@ -75,7 +85,7 @@ func (r Report) Status() int {
 	case r.Error != "":
 		return ExitFailure
 	case r.Signal != "":
-		if n := signalNumber(r.Signal); n > 0 {
+		if n := SignalNumber(r.Signal); n > 0 {
 			return 128 + n
 		}
 		return ExitFailure
@@ -83,4 +93,26 @@ func (r Report) Status() int {
 	return r.ExitCode
 }
 
-func signalNumber(name string) int { return int(unix.SignalNum(name)) }
+// SignalNumber is the number of the signal a report names: its name in
+// the kernel's table ("SIGSEGV"), or "SIG<n>" for one the table does not
+// name (a real-time signal: "SIG34"); 0 for neither.
+func SignalNumber(name string) int {
+	if n := int(unix.SignalNum(name)); n > 0 {
+		return n
+	}
+	if v, ok := strings.CutPrefix(name, "SIG"); ok {
+		if n, err := strconv.Atoi(v); err == nil && n > 0 && n < 65 {
+			return n
+		}
+	}
+	return 0
+}
+
+// SignalName is how a report names signal n: the kernel table's name, or
+// "SIG<n>" (SignalNumber reads both back).
+func SignalName(n syscall.Signal) string {
+	if s := unix.SignalName(n); s != "" {
+		return s
+	}
+	return fmt.Sprintf("SIG%d", int(n))
+}

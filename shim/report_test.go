@@ -6,10 +6,11 @@ import (
 )
 
 func TestReportRoundTrip(t *testing.T) {
-	r := Report{TimeUs: 1500, UserUs: 1000, SysUs: 500, PeakBytes: 1 << 20, PidsPeak: 3,
+	r := Report{TimeUs: 1500, UserUs: 1000, SysUs: 500, CgroupUs: 2600, CgroupUserUs: 2000, CgroupSysUs: 600, PeakBytes: 1 << 20, PidsPeak: 3,
 		ExitCode: -1, Signal: "SIGSEGV", OOM: 1, OOMKill: 1, Reaped: 2}
 	line := string(FormatReport("abc123", r))
-	want := `podjail-report abc123 {"time_us":1500,"user_us":1000,"sys_us":500,"peak_bytes":1048576,` +
+	want := `podjail-report abc123 {"time_us":1500,"user_us":1000,"sys_us":500,` +
+		`"cgroup_us":2600,"cgroup_user_us":2000,"cgroup_sys_us":600,"peak_bytes":1048576,` +
 		`"pids_peak":3,"exit_code":-1,"signal":"SIGSEGV","oom":1,"oom_kill":1,"reaped":2}` + "\n"
 	if line != want {
 		t.Fatalf("line\n%s want\n%s", line, want)

@@ -135,10 +135,7 @@ func statusOf(ws syscall.WaitStatus, ru syscall.Rusage, r *Report) int {
 	r.TimeUs = r.UserUs + r.SysUs
 	if ws.Signaled() {
 		r.ExitCode = -1
-		r.Signal = unix.SignalName(ws.Signal())
-		if r.Signal == "" {
-			r.Signal = fmt.Sprintf("SIG%d", int(ws.Signal()))
-		}
+		r.Signal = SignalName(ws.Signal())
 		return 128 + int(ws.Signal())
 	}
 	r.ExitCode = ws.ExitStatus()

@@ -21,6 +21,7 @@ func TestStatusOf(t *testing.T) {
 		{"exit 3", 3 << 8, 3, 3, ""},
 		{"killed", syscall.WaitStatus(syscall.SIGKILL), 128 + 9, -1, "SIGKILL"},
 		{"segfault", syscall.WaitStatus(syscall.SIGSEGV), 128 + 11, -1, "SIGSEGV"},
+		{"real-time signal", syscall.WaitStatus(34), 128 + 34, -1, "SIG34"},
 	} {
 		var r Report
 		code := statusOf(c.ws, ru, &r)
@@ -47,6 +48,10 @@ func TestReportStatus(t *testing.T) {
 		{Report{ExitCode: 7, Error: "reap: children still alive"}, ExitFailure},
 		{Report{ExitCode: -1, Signal: "SIGXCPU"}, 128 + int(syscall.SIGXCPU)},
 		{Report{ExitCode: -1, Signal: "SIGNOSUCH"}, ExitFailure},
+		{Report{ExitCode: -1, Signal: "SIG34"}, 128 + 34},
+		{Report{ExitCode: -1, Signal: "SIG64"}, 128 + 64},
+		{Report{ExitCode: -1, Signal: "SIG65"}, ExitFailure},
+		{Report{ExitCode: -1, Signal: "SIG0"}, ExitFailure},
 		{Report{ExitCode: 42}, 42},
 	} {
 		if got := c.r.Status(); got != c.want {

@@ -392,22 +392,35 @@ func isolateRun(ctx context.Context, cmd isolate.Command, root string, stdin io.
 	if err != nil {
 		return isolate.Meta{}, err
 	}
-	if res.Verdict == plugin.IE {
-		return isolate.Meta{}, fmt.Errorf("the run never started: %s", res.VerdictNote)
+	if res.Status() == runner.StatusNeverStarted {
+		return isolate.Meta{}, fmt.Errorf("the run never started: %s with no processor time recorded (%s); is the host overloaded, or did its container runtime fail?", res.Killed, res.KilledNote)
+	}
+	if cmd.WallTime == 0 && res.Killed == runner.KilledWallLimit {
+		log.Warn("the program was stopped at the front's cap on a run without -w", "cap", isolate.WallCap)
 	}
 	return isolateMeta(cmd, res), nil
 }
 
-// isolateMeta says in isolate's terms how the run ended.
+// isolateMeta says in isolate's terms how the run ended, in box_keeper's
+// order: a time limit passed (processor, then wall clock) whatever the
+// program did after, then a signal, then the exit status. The time is
+// podjail's charge: every process of the program.
 func isolateMeta(cmd isolate.Command, res plugin.JudgedRun) isolate.Meta {
 	m := res.Measure
 	s := isolate.Stats{Time: m.Time, WallTime: res.Wall, MaxRSSKiB: max(m.Peak, 0) >> 10, CG: cmd.CG,
 		CgMemKiB: max(m.Peak, 0) >> 10, CgOOMKilled: m.MemoryExceeded}
+	killed := res.Killed.Deadline()
+	if over, wall := cmd.TimedOut(m.Time, res.Wall); over {
+		return isolate.TimedOut(s, wall, killed)
+	}
 	switch {
-	case res.Verdict == plugin.TLE:
-		return isolate.TimedOut(s, res.Killed == runner.KilledWallLimit, res.Killed != runner.NotKilled)
+	case killed:
+		// Stopped at a deadline a hair before the figures show it passed
+		// (the processor ceiling counts the container's cgroup), or at the
+		// front's cap on a run without -w.
+		return isolate.TimedOut(s, res.Killed == runner.KilledWallLimit, true)
 	case res.Signal != "":
-		return isolate.Signaled(s, int(unix.SignalNum(res.Signal)))
+		return isolate.Signaled(s, shim.SignalNumber(res.Signal))
 	}
 	return isolate.Exited(s, int(res.ExitCode))
 }

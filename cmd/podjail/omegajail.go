@@ -229,7 +229,7 @@ func omegajailRun(ctx context.Context, req omegajail.Request, l lang.Language, a
 		// No .meta: the Runner must not read a verdict into our failure.
 		return omegajail.Meta{}, fmt.Errorf("the run never started: %s", res.VerdictNote)
 	}
-	return omegajailMeta(res, req.Language, memoryLimit(req)), nil
+	return omegajailMeta(res, req.Language, memoryLimit(req), req.CPUTimeLimit()), nil
 }
 
 // memoryLimit is -m in bytes, 0 when not given.
@@ -287,14 +287,32 @@ const omegajailHome = "/home"
 // omegajailMeta says in omegajail's terms how a run of omegaName under -m
 // memoryLimit ended: the Runner turns SIGXCPU into TLE, SIGXFSZ into OLE,
 // memory above the limit into MLE and SIGSYS into RFE. The memory is the
-// peak less the runtime's baseline, as omegajail reports it.
-func omegajailMeta(res plugin.JudgedRun, omegaName string, memoryLimit int64) omegajail.Meta {
+// peak less the runtime's baseline, as omegajail reports it. cpuLimit is
+// where omegajail's RLIMIT_CPU would have stopped the program
+// (omegajail.Request.CPUTimeLimit; 0: none): a run charged that much, or
+// stopped at a deadline, got SIGXCPU whatever it did after; one over -t
+// but short of it ended as it did, as under omegajail.
+func omegajailMeta(res plugin.JudgedRun, omegaName string, memoryLimit int64, cpuLimit time.Duration) omegajail.Meta {
 	m := omegajail.Meta{TimeUs: res.Measure.Time.Microseconds(), WallTimeUs: res.Wall.Microseconds(),
 		MemBytes: omegajail.ReportedMemory(omegaName, max(res.Measure.Peak, 0))}
-	if rep := res.Report; rep != nil && res.Measure.Time == res.Measure.ShimTime {
-		m.TimeUs, m.SysTimeUs = rep.UserUs, rep.SysUs
+	// "time" is user time, "time-sys" system time: split as the charged
+	// figure's reading splits them.
+	if rep := res.Report; rep != nil {
+		switch res.Measure.Time {
+		case res.Measure.ShimTime:
+			m.TimeUs, m.SysTimeUs = rep.UserUs, rep.SysUs
+		case res.Measure.ProgramCPU:
+			m.TimeUs, m.SysTimeUs = rep.CgroupUserUs, rep.CgroupSysUs
+		}
 	}
-	switch res.Verdict {
+	verdict := res.Verdict
+	if verdict == plugin.TLE && !res.Killed.Deadline() && cpuLimit > 0 && res.Measure.Time < cpuLimit {
+		verdict = plugin.AC // below the rlimit: how it ended decides
+		if res.Measure.MemoryExceeded {
+			verdict = plugin.MLE
+		}
+	}
+	switch verdict {
 	case plugin.TLE:
 		m.Signal = "SIGXCPU"
 	case plugin.OLE:

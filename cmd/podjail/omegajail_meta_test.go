@@ -30,7 +30,7 @@ func TestOmegajailMetaNamesTheSyscall(t *testing.T) {
 		{"getpid", "signal:SIGSYS\nsyscall:getpid\n"},
 		{"", "signal:SIGSYS\n"},
 	} {
-		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: runner.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, "cpp17-gcc", 64<<20)
+		m := omegajailMeta(plugin.JudgedRun{Verdict: plugin.RFE, RunResult: runner.RunResult{Signal: "SIGSYS", SyscallName: c.name}}, "cpp17-gcc", 64<<20, 0)
 		var b bytes.Buffer
 		if err := omegajail.WriteMeta(&b, m); err != nil {
 			t.Fatal(err)
@@ -215,14 +215,14 @@ func TestOmegajailRunMemory(t *testing.T) {
 // still reports more than -m, the Runner's MLE.
 func TestOmegajailMetaMemory(t *testing.T) {
 	ok := plugin.JudgedRun{Verdict: plugin.AC, RunResult: runner.RunResult{Measure: runner.Measure{Peak: 60 << 20, ContainerPeak: 70 << 20}}}
-	if m := omegajailMeta(ok, "java", 64<<20); m.MemBytes != 13<<20 {
+	if m := omegajailMeta(ok, "java", 64<<20, 0); m.MemBytes != 13<<20 {
 		t.Errorf("java at 60 MiB: mem %d, want 13 MiB (47 MiB of JVM off)", m.MemBytes)
 	}
-	if m := omegajailMeta(ok, "cpp17-gcc", 64<<20); m.MemBytes != 60<<20 {
+	if m := omegajailMeta(ok, "cpp17-gcc", 64<<20, 0); m.MemBytes != 60<<20 {
 		t.Errorf("C++ at 60 MiB: mem %d, want all of it", m.MemBytes)
 	}
 	mle := plugin.JudgedRun{Verdict: plugin.MLE, RunResult: runner.RunResult{Measure: runner.Measure{Peak: 80 << 20, ContainerPeak: 84 << 20}}}
-	m := omegajailMeta(mle, "cs", 64<<20)
+	m := omegajailMeta(mle, "cs", 64<<20, 0)
 	if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cs", 64<<20)); v != "MLE" || m.MemBytes != 64<<20+1 {
 		t.Errorf("C# stopped at 84 MiB: meta %+v, verdict %s; want MLE, mem just over -m (84 - 20 MiB is not)", m, v)
 	}
@@ -243,5 +243,46 @@ func TestOmegajailCompileMessagesFile(t *testing.T) {
 		if got != want || len(out)+len(errOut) != len("Main.x:1: error\n") {
 			t.Errorf("%s: compile.out %q, compile.err %q; want the message in compile.%s only", omega, out, errOut, want)
 		}
+	}
+}
+
+// Time as omegajail judges it: SIGXCPU where its RLIMIT_CPU (-t rounded up
+// to whole seconds) or its wall limit stops the program, whatever it did
+// after; over -t but short of the rlimit, the program ends as it did. The
+// figures split user and system time as the charged reading does.
+func TestOmegajailMetaTime(t *testing.T) {
+	ms := uint64(1500)
+	limit := omegajail.Request{TimeLimitMs: &ms}.CPUTimeLimit()
+	if limit != 2*time.Second {
+		t.Fatalf("RLIMIT_CPU of -t 1500: %v, want 2s", limit)
+	}
+	orphans := &shim.Report{TimeUs: 5000, UserUs: 4000, SysUs: 1000, CgroupUs: 2_500_000, CgroupUserUs: 2_400_000, CgroupSysUs: 100_000}
+	run := func(v plugin.Verdict, cpu time.Duration, killed runner.KillReason, signal string, code int32, rep *shim.Report) plugin.JudgedRun {
+		m := runner.Measure{Time: cpu, ShimTime: -1, ProgramCPU: -1}
+		if rep != nil {
+			m.ShimTime, m.ProgramCPU = time.Duration(rep.TimeUs)*time.Microsecond, time.Duration(rep.CgroupUs)*time.Microsecond
+		}
+		return plugin.JudgedRun{Verdict: v, RunResult: runner.RunResult{Killed: killed, Signal: signal, ExitCode: code, Report: rep, Measure: m}}
+	}
+	for _, c := range []struct {
+		name    string
+		res     plugin.JudgedRun
+		signal  string
+		verdict string
+	}{
+		{"a child never waited for, past the rlimit", run(plugin.TLE, 2500*time.Millisecond, 0, "", 0, orphans), "SIGXCPU", "TLE"},
+		{"past the rlimit, then SIGSEGV", run(plugin.TLE, 2100*time.Millisecond, 0, "SIGSEGV", 139, nil), "SIGXCPU", "TLE"},
+		{"stopped at the processor ceiling", run(plugin.TLE, 1990*time.Millisecond, runner.KilledCPULimit, "SIGKILL", 137, nil), "SIGXCPU", "TLE"},
+		{"over -t, short of the rlimit, then SIGSEGV", run(plugin.TLE, 1700*time.Millisecond, 0, "SIGSEGV", 139, nil), "SIGSEGV", "RTE"},
+		{"over -t, short of the rlimit, exit 0", run(plugin.TLE, 1700*time.Millisecond, 0, "", 0, nil), "", "OK"},
+	} {
+		m := omegajailMeta(c.res, "cpp17-gcc", 64<<20, limit)
+		if v := omegajail.RunnerVerdict(m, omegajail.ForRun("cpp17-gcc", 64<<20)); m.Signal != c.signal || v != c.verdict {
+			t.Errorf("%s: meta %+v, verdict %s; want signal %q, %s", c.name, m, v, c.signal, c.verdict)
+		}
+	}
+	m := omegajailMeta(run(plugin.TLE, 2500*time.Millisecond, 0, "", 0, orphans), "cpp17-gcc", 64<<20, limit)
+	if m.TimeUs != 2_400_000 || m.SysTimeUs != 100_000 {
+		t.Errorf("charged from the program's cgroup: time %d, time-sys %d; want its cpu.stat's user and system", m.TimeUs, m.SysTimeUs)
 	}
 }

@@ -113,6 +113,18 @@ type Request struct {
 	ExtraArgs []string
 }
 
+// CPUTimeLimit is the processor time at which omegajail stops the
+// program: RLIMIT_CPU's soft limit, -t rounded up to whole seconds
+// (src/jail/child.rs), where SIGXCPU comes. 0 without -t (or -t 0).
+// Between -t and it a program ends as it would have: omegajail does not
+// compare the time with -t, nor does the Runner.
+func (r Request) CPUTimeLimit() time.Duration {
+	if r.TimeLimitMs == nil || *r.TimeLimitMs == 0 {
+		return 0
+	}
+	return time.Duration((*r.TimeLimitMs+999)/1000) * time.Second
+}
+
 // WallTimeLimit is the wall-clock limit omegajail derives: TimeLimitMs +
 // ExtraWallTimeMs, or ExtraWallTimeMs alone without -t
 // (src/jail/options.rs). On reaching it omegajail kills the program and

@@ -11,6 +11,7 @@ import (
 
 func TestDecideTime(t *testing.T) {
 	rep := &shim.Report{TimeUs: 1_000_000, PeakBytes: 1 << 20}
+	orphans := &shim.Report{TimeUs: 10_000, CgroupUs: 1_600_000, PeakBytes: 1 << 20}
 	cases := []struct {
 		name    string
 		rep     *shim.Report
@@ -28,6 +29,11 @@ func TestDecideTime(t *testing.T) {
 		{"setup before the go is not the program's", rep, 3 * time.Second, true, 1500 * time.Millisecond, time.Second, "shim"},
 		{"hidden CPU after a slow setup still counts", rep, 4 * time.Second, true, 1500 * time.Millisecond, 1500 * time.Millisecond, "since the go"},
 		{"setup above the total (clock skew): zero floor", nil, time.Second, true, 2 * time.Second, 0, "no shim report"},
+		// A child never waited for reaches no rusage; its cgroup counts it.
+		{"program cgroup above rusage: a child never waited for", orphans, 2 * time.Second, true, 0, 1600 * time.Millisecond, "every process"},
+		{"program cgroup below rusage (rounding): rusage", &shim.Report{TimeUs: 1_000_000, CgroupUs: 999_000}, 1300 * time.Millisecond, true, 0, time.Second, "wait4"},
+		{"floor above both", orphans, 4 * time.Second, true, 0, 3 * time.Second, "above the shim's 1.6s"},
+		{"an older shim's report without cpu.stat: rusage", rep, 1300 * time.Millisecond, true, 0, time.Second, "wait4"},
 	}
 	for _, c := range cases {
 		m := decide(c.rep, &cgroupdrv.Counters{CPU: c.cpu, Peak: 8 << 20}, c.shimmed, c.setup)

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-hclog"
-	"golang.org/x/sys/unix"
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/cgroupdrv"
@@ -434,7 +433,7 @@ func (r *Runner) finish(res *RunResult, parent *cgroupdrv.Parent, stderr []byte,
 	if rep != nil {
 		res.ExitCode, res.Signal = int32(rep.ExitCode), rep.Signal
 		if rep.Signal != "" {
-			res.ExitCode = 128 + int32(unix.SignalNum(rep.Signal))
+			res.ExitCode = 128 + int32(shim.SignalNumber(rep.Signal))
 		}
 	}
 	return nil

@@ -1,0 +1,47 @@
+package isolate
+
+import "time"
+
+// WallCap bounds a run that isolate would let run for ever: one with no
+// wall-clock limit (-w 0, or none given). It is the podjail service's
+// default --max-wall; a service with a lower --max-wall refuses such a
+// run, naming the flag.
+const WallCap = 10 * time.Minute
+
+// tick is the least time over a limit at which isolate's timer can see it
+// passed (it checks "more than", in whole milliseconds).
+const tick = time.Millisecond
+
+// CPUKill is the processor time at which isolate kills the program
+// (check_timeout: more than -t and more than -x, -x counted from the
+// program's start, not added to -t); 0 without -t. A limit that is not
+// positive ("-t -1") kills it as soon as it has used any time.
+func (c Command) CPUKill() time.Duration {
+	if c.Time == 0 {
+		return 0
+	}
+	return max(c.Time, c.ExtraTime, 0) + tick
+}
+
+// WallKill is the elapsed time at which isolate kills the program
+// (-w; -x does not apply to it), or WallCap without -w.
+func (c Command) WallKill() time.Duration {
+	if c.WallTime == 0 {
+		return WallCap
+	}
+	return max(c.WallTime, 0) + tick
+}
+
+// TimedOut applies box_keeper's checks after the program ended, before
+// its exit status is looked at: processor time over -t first, then wall
+// time over -w, each in whole milliseconds. over says either passed; wall
+// says it was the wall clock.
+func (c Command) TimedOut(cpu, wall time.Duration) (over, wallClock bool) {
+	switch {
+	case c.Time != 0 && cpu.Milliseconds() > c.Time.Milliseconds():
+		return true, false
+	case c.WallTime != 0 && wall.Milliseconds() > c.WallTime.Milliseconds():
+		return true, true
+	}
+	return false, false
+}
