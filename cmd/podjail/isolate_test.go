@@ -457,6 +457,27 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 		// 3.07 s under the suite's load; 4.5 s through Podman's stop alone.
 		t.Errorf("sleeper under -w 3: wall time %.3f s, want about 3 s", w)
 	}
+	// isolate has no window of its own: a program that blocks within -w
+	// is OK (podjail's judge would have stopped it after 4t + 4 s).
+	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "20",
+		"--run", "--", "/bin/sh", "-c", "sleep 10")
+	if m = readMeta(t, meta); r.code != 0 || m["status"] != "" || m["exitcode"] != "0" || seconds(m, "time-wall") < 10 {
+		t.Errorf("a 10 s sleep under -t 1 -w 20: exit %d, meta %v; want OK after 10 s", r.code, m)
+	}
+	// Over -t, then a crash: TO, as isolate checks the time first; the
+	// time is every process's.
+	progs := []string{"PODJAIL_ISOLATE_IMAGE=" + env.Image} // the test image's /tprog
+	r = isolateWith(t, env, root, progs, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-x", "3", "-w", "20",
+		"--run", "--", tprog, "burnsig", "1500", "11")
+	if m = readMeta(t, meta); r.code != 1 || m["status"] != "TO" || m["exitsig"] != "" || seconds(m, "time") < 1.5 {
+		t.Errorf("1.5 s under -t 1 -x 3, then SIGSEGV: exit %d, meta %v; want TO, no exitsig", r.code, m)
+	}
+	// A real-time signal by its number.
+	r = isolateWith(t, env, root, progs, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "20",
+		"--run", "--", tprog, "burnsig", "0", "34")
+	if m = readMeta(t, meta); r.code != 1 || m["status"] != "SG" || m["exitsig"] != "34" || m["message"] != "Caught fatal signal 34" {
+		t.Errorf("killed by signal 34: exit %d, meta %v; want SG, exitsig 34", r.code, m)
+	}
 	// -k is the program's RLIMIT_STACK in KiB, at most the memory limit.
 	for _, c := range []struct{ stack, want string }{{"1024", "1024"}, {"1048576", "65536"}} {
 		r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "--cg-mem", "65536", "-k", c.stack, "-w", "10",

@@ -14,6 +14,12 @@
  *   tprog write MB     write MB MiB of 'x' to stdout in 64 KiB writes, exit 0
  *                      (the bench's stdout rate)
  *   tprog sleep S      sleep S seconds, exit 0 (the bench's idle containers)
+ *   tprog orphan MS N  N children burn MS ms each and say so on a pipe; the
+ *                      parent reads their N lines, never wait()s, prints
+ *                      "done", exit 0 (CPU that reaches no rusage)
+ *   tprog kids MS N    as orphan, but the parent waits for each child, then
+ *                      prints its own and its children's rusage, exit 0
+ *   tprog burnsig MS S burn MS ms, then raise signal S (default action)
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -111,6 +117,50 @@ static int writeout(long mb) {
 	return 0;
 }
 
+static long long children_us(void) {
+	struct rusage ru;
+	getrusage(RUSAGE_CHILDREN, &ru);
+	return (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec +
+	       (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec;
+}
+
+static int children(long ms, long n, int wait_them) {
+	int p[2];
+	if (pipe(p) < 0) return 4;
+	for (long i = 0; i < n; i++) {
+		pid_t pid = fork();
+		if (pid < 0) return 4;
+		if (pid == 0) {
+			close(p[0]);
+			burn(ms, 1);
+			write(p[1], "x", 1);
+			_exit(0);
+		}
+	}
+	close(p[1]);
+	char c;
+	for (long got = 0; got < n;) {
+		ssize_t r = read(p[0], &c, 1);
+		if (r < 0 && errno == EINTR) continue;
+		if (r <= 0) return 5;
+		got++;
+	}
+	if (!wait_them) {
+		printf("done\n");
+		return 0;
+	}
+	for (long i = 0; i < n; i++) wait(NULL);
+	printf("rusage_us=%lld\n", cpu_us() + children_us());
+	return 0;
+}
+
+static int burnsig(long ms, int sig) {
+	burn(ms, 1);
+	signal(sig, SIG_DFL);
+	raise(sig);
+	return 6;
+}
+
 int main(int argc, char **argv) {
 	long n = argc > 2 ? atol(argv[2]) : 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -123,6 +173,10 @@ int main(int argc, char **argv) {
 	if (!strcmp(argv[1], "forge")) return forge();
 	if (!strcmp(argv[1], "write")) return writeout(n);
 	if (!strcmp(argv[1], "sleep")) return sleep(n) ? 1 : 0;
+	long m = argc > 3 ? atol(argv[3]) : 0;
+	if (!strcmp(argv[1], "orphan")) return children(n, m, 0);
+	if (!strcmp(argv[1], "kids")) return children(n, m, 1);
+	if (!strcmp(argv[1], "burnsig")) return burnsig(n, (int)m);
 	fprintf(stderr, "tprog: unknown mode %s\n", argv[1]);
 	return 2;
 }
