@@ -122,8 +122,11 @@
 //     CAP_KILL; its real and saved uid stay 0), then cgroup.kill on program/, then reaps
 //     every child until none is left (5 s at most). Nothing is alive to write after the
 //     report.
-//  11. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak; then
-//     rmdir program/ (best effort).
+//  11. measure: program/'s memory.peak, memory.events (oom, oom_kill), pids.peak, and
+//     cpu.stat (usage, user, system): final now that every process of the program is
+//     dead and reaped, it counts all of them, the children the program never waited
+//     for too (whose time reaches no rusage), and nothing of the shim's; then rmdir
+//     program/ (best effort).
 //  12. hand back (with --hand-back): each directory's contents, the directories
 //     taken before they are read, become uid and gid 0. Nothing of the program is
 //     alive, so nothing moves meanwhile. Failures are not reported: the runner
@@ -133,13 +136,14 @@
 // stdout. On stderr (the status pipe with --status) the shim writes exactly one line, last, with a single write, also
 // when it fails (then without the figures it did not get):
 //
-//	podjail-report <nonce> {"time_us":…,"user_us":…,"sys_us":…,"peak_bytes":…,"pids_peak":…,"exit_code":…,"signal":"…","oom":…,"oom_kill":…,"reaped":…[,"error":"…","step":"…"]}
+//	podjail-report <nonce> {"time_us":…,"user_us":…,"sys_us":…,"cgroup_us":…,"cgroup_user_us":…,"cgroup_sys_us":…,"peak_bytes":…,"pids_peak":…,"exit_code":…,"signal":"…","oom":…,"oom_kill":…,"reaped":…[,"error":"…","step":"…"]}
 //
 // See Report for the fields. If the nonce was missing or malformed the line carries
 // "-" in its place. ParseReport takes the last well-formed line with the right nonce
 // and ignores everything else, so a forged line without the nonce is harmless. The
-// figures are untrusted (the container held the submission); the runner floors the
-// time with its own cgroup reading and decides MLE from its own memory.events.
+// figures are untrusted (the container held the submission): the runner charges the
+// larger of the rusage and the program cgroup's usage, so neither can lower the other,
+// floors it with its own cgroup reading, and decides MLE from its own memory.events.
 //
 // Exit status: the program's exit code, or 128+signal if a signal ended it; ExitFailure
 // (125) when the shim itself failed, at any step, with error and step in the report.
