@@ -459,10 +459,15 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 	}
 	// isolate has no window of its own: a program that blocks within -w
 	// is OK (podjail's judge would have stopped it after 4t + 4 s).
-	r = isolateAs(t, env, root, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "20",
-		"--run", "--", "/bin/sh", "-c", "sleep 10")
-	if m = readMeta(t, meta); r.code != 0 || m["status"] != "" || m["exitcode"] != "0" || seconds(m, "time-wall") < 10 {
-		t.Errorf("a 10 s sleep under -t 1 -w 20: exit %d, meta %v; want OK after 10 s", r.code, m)
+	// In this process and through a service, whose side fills in a run's
+	// deadlines too.
+	sock, _ := startService(t, env)
+	for _, extra := range [][]string{nil, {"PODJAIL_SERVICE=" + sock}} {
+		r = isolateWith(t, env, root, extra, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "20",
+			"--run", "--", "/bin/sh", "-c", "sleep 10")
+		if m = readMeta(t, meta); r.code != 0 || m["status"] != "" || m["exitcode"] != "0" || seconds(m, "time-wall") < 10 {
+			t.Errorf("a 10 s sleep under -t 1 -w 20 (%v): exit %d, meta %v; want OK after 10 s", extra, r.code, m)
+		}
 	}
 	// Over -t, then a crash: TO, as isolate checks the time first; the
 	// time is every process's.
