@@ -16,7 +16,7 @@ import (
 // its children is charged what their rusage says, no more.
 func TestHonestTime(t *testing.T) {
 	env := hosttest.Podman(t)
-	sock, _ := startService(t, env)
+	sock, stop := startService(t, env)
 	for _, c := range []struct {
 		name    string
 		argv    []string
@@ -49,6 +49,9 @@ func TestHonestTime(t *testing.T) {
 			}
 		}
 	}
+	// Registered last, run first: the service's armed containers go before
+	// each run's check that nothing is left.
+	t.Cleanup(func() { stop() })
 	// Children waited for: wait4's rusage has them, and the charge is it.
 	res, out := runArgvJSON(t, env, []string{"--time-limit", "5s"}, tprog, "kids", "400", "2")
 	logMeasure(t, res)

@@ -45,6 +45,12 @@ func hostileFlags(extra ...string) []string {
 	return append([]string{"--time-limit", "1s", "--memory", "64M", "--output-limit", "1M"}, extra...)
 }
 
+// memoryHogFlags are hostileFlags for a program whose point is the memory
+// limit: a time limit it does not reach first (a run over its time limit
+// is TLE whatever came after, and filling 64 MiB under emulation took 1.1 s
+// of system time).
+func memoryHogFlags() []string { return hostileFlags("--time-limit", "10s") }
+
 // runHostile runs program with args and logs how it ended. After the test
 // it checks that no process of the program is left on the host.
 func runHostile(t *testing.T, env hosttest.Env, flags []string, program string, args ...string) (plugin.JudgedRun, []byte) {
@@ -167,7 +173,7 @@ func TestHostileThreadsBurnCPU(t *testing.T) {
 
 func TestHostileMallocPastLimit(t *testing.T) {
 	env := hosttest.Podman(t)
-	res, out := runHostile(t, env, hostileFlags(), hostile("mallochog"))
+	res, out := runHostile(t, env, memoryHogFlags(), hostile("mallochog"))
 	wantVerdict(t, res, plugin.MLE, "memory.events")
 	if res.Signal != "SIGKILL" {
 		t.Errorf("signal %q, want SIGKILL from the OOM killer", res.Signal)
@@ -178,7 +184,7 @@ func TestHostileMallocPastLimit(t *testing.T) {
 
 func TestHostileMmapPastLimit(t *testing.T) {
 	env := hosttest.Podman(t)
-	res, out := runHostile(t, env, hostileFlags(), hostile("mmaphog"))
+	res, out := runHostile(t, env, memoryHogFlags(), hostile("mmaphog"))
 	wantVerdict(t, res, plugin.MLE, "memory.events")
 	if res.Signal != "SIGKILL" {
 		t.Errorf("signal %q, want SIGKILL from the OOM killer", res.Signal)
@@ -220,7 +226,7 @@ func TestHostileScratchManyFiles(t *testing.T) {
 // filling them is MLE.
 func TestHostileSharedMemory(t *testing.T) {
 	env := hosttest.Podman(t)
-	res, out := runHostile(t, env, hostileFlags(), hostile("shm"))
+	res, out := runHostile(t, env, memoryHogFlags(), hostile("shm"))
 	wantVerdict(t, res, plugin.MLE, "memory.events")
 	wantLinePrefix(t, out, "/dev/shm: EROFS")
 	wantLines(t, out, "memfd: 32 MiB")

@@ -461,14 +461,15 @@ func TestIsolateLimitsAsIsolate(t *testing.T) {
 	// is OK (podjail's judge would have stopped it after 4t + 4 s).
 	// In this process and through a service, whose side fills in a run's
 	// deadlines too.
-	sock, _ := startService(t, env)
+	sock, stop := startService(t, env)
 	for _, extra := range [][]string{nil, {"PODJAIL_SERVICE=" + sock}} {
-		r = isolateWith(t, env, root, extra, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "20",
+		r = isolateWith(t, env, root, extra, nil, "--cg", "-s", "-b", "45", "-M", meta, "-t", "1", "-w", "20", "-p",
 			"--run", "--", "/bin/sh", "-c", "sleep 10")
 		if m = readMeta(t, meta); r.code != 0 || m["status"] != "" || m["exitcode"] != "0" || seconds(m, "time-wall") < 10 {
 			t.Errorf("a 10 s sleep under -t 1 -w 20 (%v): exit %d, meta %v; want OK after 10 s", extra, r.code, m)
 		}
 	}
+	stop() // its armed run is not this test's leftover
 	// Over -t, then a crash: TO, as isolate checks the time first; the
 	// time is every process's.
 	progs := []string{"PODJAIL_ISOLATE_IMAGE=" + env.Image} // the test image's /tprog
