@@ -49,9 +49,6 @@ func TestHonestTime(t *testing.T) {
 			}
 		}
 	}
-	// Registered last, run first: the service's armed containers go before
-	// each run's check that nothing is left.
-	t.Cleanup(func() { stop() })
 	// Children waited for: wait4's rusage has them, and the charge is it.
 	res, out := runArgvJSON(t, env, []string{"--time-limit", "5s"}, tprog, "kids", "400", "2")
 	logMeasure(t, res)
@@ -59,4 +56,7 @@ func TestHonestTime(t *testing.T) {
 	if d := math.Abs(float64(res.Measure.Time - own)); res.Verdict != plugin.AC || d > 0.02*float64(own)+float64(5*time.Millisecond) {
 		t.Errorf("children waited for: %s, charged %v against their own rusage %v; want AC within 2%%", res.Verdict, res.Measure.Time, own)
 	}
+	// Registered last, run first: the service's armed containers go before
+	// each run's check that nothing is left.
+	t.Cleanup(func() { stop() })
 }
