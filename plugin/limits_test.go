@@ -22,12 +22,12 @@ func TestIsolateLimits(t *testing.T) {
 		{[]string{"--run", "--", "/p"}, runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: isolate.WallCap}}}},
 		// -x below -t: killed past -t (isolate counts -x from the start).
 		{[]string{"-t", "1", "-x", "0.5", "-w", "3", "-k", "8192", "--cg", "--cg-mem", "65536", "-f", "1024", "-p", "--run", "--", "/p"},
-			runner.RunRequest{Limits: runner.Limits{Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 1001 * time.Millisecond, Wall: 3001 * time.Millisecond}}}},
+			runner.RunRequest{Limits: runner.Limits{Pids: isolateUnlimitedPids, Memory: 64 << 20, Stack: 8 << 20, FileSize: 1 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: time.Second, Wall: 3 * time.Second}}}},
 		// -x above -t: killed past -x; the wall is -w alone.
 		{[]string{"-t", "1", "-x", "2.5", "-w", "20", "--run", "--", "/p"},
-			runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 2501 * time.Millisecond, Wall: 20001 * time.Millisecond}}}},
+			runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: 2500 * time.Millisecond, Wall: 20 * time.Second}}}},
 		{[]string{"-m", "262144", "-k", "0", "-w", "2", "--run", "--", "/p"},
-			runner.RunRequest{Limits: runner.Limits{Pids: 1, Memory: 256 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: 2001 * time.Millisecond}}}},
+			runner.RunRequest{Limits: runner.Limits{Pids: 1, Memory: 256 << 20}, Wait: runner.Wait{Deadlines: runner.Deadlines{Wall: 2 * time.Second}}}},
 		// isolate keeps a negative limit, and kills at its first look.
 		{[]string{"-t", "-1", "-w", "-1", "--run", "--", "/p"},
 			runner.RunRequest{Limits: runner.Limits{Pids: 1}, Wait: runner.Wait{Deadlines: runner.Deadlines{CPU: time.Millisecond, Wall: time.Millisecond}}}},

@@ -89,10 +89,11 @@ func JudgeRun(req runner.RunRequest, res runner.RunResult) JudgedRun {
 
 // decideVerdict applies the rules, in order: a failure of ours is IE; a
 // deadline is TLE unless the program never used processor time (then it
-// never ran: IE); a charged time over the limit is TLE whatever the run
-// did after (as isolate, Kattis and DOMjudge judge it: a program that
-// spends 1.5 s of a 1 s limit and then crashes timed out); then memory,
-// output, system call, signal and exit code; then the answer.
+// never ran: IE); the memory limit (the cgroup's, or a runtime's own heap
+// by its exit code) is MLE; a charged time over the limit is TLE whatever
+// else the run did after (as isolate, Kattis and DOMjudge judge it: a
+// program that spends 1.5 s of a 1 s limit and then crashes timed out);
+// then output, system call, signal and exit code; then the answer.
 func decideVerdict(o testOutcome) (Verdict, string) {
 	r := o.res
 	m := r.Measure
@@ -112,6 +113,17 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 	case runner.StatusTime:
 		return TLE, fmt.Sprintf("%s: %s", deadlineName(r.Killed), r.KilledNote)
 	}
+	// The memory limit before the time: a program pressing on its limit
+	// is charged the kernel's reclaim (system time) or its runtime's
+	// collections, which the limit itself causes.
+	switch {
+	case st == runner.StatusMemory:
+		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
+	case st == runner.StatusExited && o.memoryExit != 0 && int(r.ExitCode) == o.memoryExit:
+		// A runtime with a heap of its own (a JVM) stops at its heap's
+		// limit, below the cgroup's, and says so only by its exit code.
+		return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
+	}
 	if t := chargedTime(r); t > o.limit {
 		note := fmt.Sprintf("time %.3f s over the limit %.3f s", t.Seconds(), o.limit.Seconds())
 		if after := endText(o); after != "" {
@@ -120,14 +132,7 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 		return TLE, note
 	}
 	switch st {
-	case runner.StatusMemory:
-		return MLE, fmt.Sprintf("memory limit hit (%s); peak %s", m.MemoryFrom, bytesText(m.Peak))
 	case runner.StatusExited:
-		// A runtime with a heap of its own (a JVM) stops at its heap's
-		// limit, below the cgroup's, and says so only by its exit code.
-		if o.memoryExit != 0 && int(r.ExitCode) == o.memoryExit {
-			return MLE, fmt.Sprintf("the runtime ran out of memory (exit code %d); peak %s", r.ExitCode, bytesText(m.Peak))
-		}
 		if r.ExitCode != 0 {
 			return RTE, fmt.Sprintf("exit code %d", r.ExitCode)
 		}
@@ -155,8 +160,6 @@ func decideVerdict(o testOutcome) (Verdict, string) {
 func endText(o testOutcome) string {
 	r := o.res
 	switch r.Status() {
-	case runner.StatusMemory:
-		return "hit the memory limit"
 	case runner.StatusOutput:
 		return "passed the output limit"
 	case runner.StatusSyscall, runner.StatusSignalled:

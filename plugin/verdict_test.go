@@ -50,9 +50,10 @@ func TestDecideVerdict(t *testing.T) {
 		// Over the limit, whatever came after: isolate, Kattis and DOMjudge.
 		{"over the limit, then a segfault", testOutcome{res: runner.RunResult{Signal: "SIGSEGV", ExitCode: 139, Measure: slow}, limit: time.Second}, TLE, "time 1.500 s over the limit 1.000 s, then killed by SIGSEGV"},
 		{"over the limit, then exit 3", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: slow}, limit: time.Second}, TLE, "then exit code 3"},
-		{"over the limit, then the memory limit", testOutcome{res: runner.RunResult{Signal: "SIGKILL", Measure: runner.Measure{Time: slow.Time, MemoryExceeded: true}}, limit: time.Second}, TLE, "then hit the memory limit"},
+		// The memory limit first: the time at it is the limit's reclaim.
+		{"over the limit at the memory limit", testOutcome{res: runner.RunResult{Signal: "SIGKILL", Measure: runner.Measure{Time: slow.Time, MemoryExceeded: true, MemoryFrom: "memory.events"}}, limit: time.Second}, MLE, "memory limit hit (memory.events)"},
 		{"over the limit, then a forbidden call", testOutcome{res: runner.RunResult{Signal: "SIGSYS", Measure: slow}, limit: time.Second}, TLE, "then killed by SIGSYS"},
-		{"over the limit, then the runtime's memory code", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: slow}, limit: time.Second, memoryExit: 3}, TLE, "over the limit"},
+		{"over the limit, the runtime's memory code", testOutcome{res: runner.RunResult{ExitCode: 3, Measure: slow}, limit: time.Second, memoryExit: 3}, MLE, "runtime ran out of memory (exit code 3)"},
 		{"over the limit, then the output limit", testOutcome{res: runner.RunResult{Killed: runner.KilledOutputLimit, Signal: "SIGKILL", Measure: slow}, limit: time.Second}, TLE, "then passed the output limit"},
 		{"within the limit, a real-time signal", testOutcome{res: runner.RunResult{Signal: "SIG34", ExitCode: 162, Measure: ran}, limit: time.Second}, RTE, "killed by SIG34"},
 	}

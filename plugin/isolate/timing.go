@@ -8,19 +8,22 @@ import "time"
 // run, naming the flag.
 const WallCap = 10 * time.Minute
 
-// tick is the least time over a limit at which isolate's timer can see it
-// passed (it checks "more than", in whole milliseconds).
+// tick is the deadline of a limit that is not positive: isolate kills
+// such a program at its timer's first look.
 const tick = time.Millisecond
 
 // CPUKill is the processor time at which isolate kills the program
-// (check_timeout: more than -t and more than -x, -x counted from the
-// program's start, not added to -t); 0 without -t. A limit that is not
-// positive ("-t -1") kills it as soon as it has used any time.
+// (check_timeout: past -t and past -x, -x counted from the program's
+// start, not added to -t); 0 without -t. A limit that is not positive
+// ("-t -1") kills it as soon as it has used any time. It is the limit
+// itself, not a millisecond past it, so that a service's --max-time of 60 s
+// takes CMS's --time=60: a run the ceiling stops is TO (isolateMeta) even
+// when its figure is not a whole millisecond over.
 func (c Command) CPUKill() time.Duration {
 	if c.Time == 0 {
 		return 0
 	}
-	return max(c.Time, c.ExtraTime, 0) + tick
+	return max(c.Time, c.ExtraTime, tick)
 }
 
 // WallKill is the elapsed time at which isolate kills the program
@@ -29,7 +32,7 @@ func (c Command) WallKill() time.Duration {
 	if c.WallTime == 0 {
 		return WallCap
 	}
-	return max(c.WallTime, 0) + tick
+	return max(c.WallTime, tick)
 }
 
 // TimedOut applies box_keeper's checks after the program ended, before
