@@ -8,22 +8,20 @@ import (
 
 	"github.com/podjail/podjail/bindings"
 	"github.com/podjail/podjail/plugin/lang"
+	"github.com/podjail/podjail/plugin/problem"
 	"github.com/podjail/podjail/plugin/runner"
 )
-
-// interactorOutput is where a testlib interactor may write its result
-// file: the scratch tmpfs of its own container, never read back.
-const interactorOutput = "/tmp/interactor.out"
 
 // prepareInteractive arms the solution and the interactor, each in its
 // own container; its judge fires both at once and copies every byte
 // between the two, each one's stdout pipe to the other's control pipe:
-// they share no file. The solution's own
-// limits decide first, then the interactor's exit code (testlib: 0 AC, 1
-// WA, 2 PE, else CF). A pair stuck waiting on each other ends by the
-// solution's deadlines.
+// they share no file. The interactor is called as the problem's protocol
+// says (validator.Protocol.Interactor), which also says whether its
+// judgement or the solution's own limits decide first. A pair stuck
+// waiting on each other ends by the solution's deadlines.
 func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	req, t, limit, artefacts, inter, cpuset := x.req, x.test, x.limit, x.artefacts, x.chk, x.cpuset
+	p := req.Problem
 	tr := TestResult{Name: t.Name, Sample: t.Sample}
 	toInter, fromSol := io.Pipe()
 	toSol, fromInter := io.Pipe()
@@ -35,22 +33,29 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 		Output:      fromSol,
 		Binds:       []bindings.Bind{{Source: artefacts, Destination: lang.ArtefactDir}},
 	}
-	testLimits(req.Problem, req.Lang, limit).Set(&sol)
+	testLimits(p, req.Lang, limit).Set(&sol)
 	sol.Limits.CPUSet = cpuset
+	call := p.Validator().Interactor(validatorFiles(p.Validator()), t.ValidatorArgs)
 	it := runner.RunRequest{
 		Image:       inter.lang.RunImage,
-		Command:     append(append([]string{}, inter.lang.Run...), checkInput, interactorOutput),
+		Command:     append(append([]string{}, inter.lang.Run...), call.Args...),
 		StdinStream: toInter,
 		Output:      fromInter,
 		Binds: []bindings.Bind{
 			{Source: inter.dir, Destination: lang.ArtefactDir},
 			{Source: t.Input, Destination: checkInput},
+			{Source: t.Answer, Destination: checkAnswer},
 		},
 	}
-	interactorLimits(req.Problem, limit).Set(&it)
+	interactorLimits(p, limit).Set(&it)
 	it.Limits.CPUSet = cpuset // the slot's core: the pair takes turns on it
+	feedback, binds, interErr := feedbackDir(p.Validator(), x.tmp, fmt.Sprintf("feedback-%d", x.index))
+	it.Binds = append(it.Binds, binds...)
 	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
-	interArmed, interErr := r.armCounted(ctx, it, x.cleanups)
+	var interArmed *runner.Armed
+	if interErr == nil {
+		interArmed, interErr = r.armCounted(ctx, it, x.cleanups)
+	}
 	drop := func() {
 		for _, a := range []*runner.Armed{solArmed, interArmed} {
 			if a != nil {
@@ -64,43 +69,58 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	judge := func(ctx context.Context) TestResult {
 		var wg sync.WaitGroup
 		var solRes, interRes runner.RunResult
+		var mu sync.Mutex
+		solDone := false
+		interFirst := false
 		if solErr == nil && interErr == nil {
 			wg.Go(func() {
 				solRes, solErr = solArmed.Fire(ctx)
+				mu.Lock()
+				solDone = true
+				mu.Unlock()
 				// The interactor reads EOF; nothing is left to read what it writes.
 				fromSol.Close()
 				toSol.CloseWithError(io.ErrClosedPipe)
 			})
 			wg.Go(func() {
 				interRes, interErr = interArmed.Fire(ctx)
+				// The solution reads EOF only from here on: the order in
+				// which the two returned is the order in which they ended.
+				mu.Lock()
+				interFirst = !solDone
+				mu.Unlock()
 				fromInter.Close()
 				toInter.CloseWithError(io.ErrClosedPipe)
 			})
 			wg.Wait()
 		}
-		return interactiveVerdict(tr, testOutcome{res: solRes, err: solErr, limit: limit, matched: true, memoryExit: req.Lang.MemoryExitCode}, interRes, interErr)
+		sol := testOutcome{res: solRes, err: solErr, limit: limit, matched: true, memoryExit: req.Lang.MemoryExitCode}
+		return interactiveVerdict(p, tr, sol, interRes, interErr, feedback, interFirst)
 	}
 	return &pending{judge: judge, drop: drop}
 }
 
-// interactiveVerdict decides an interactive test from its two runs.
-func interactiveVerdict(tr TestResult, sol testOutcome, interRes runner.RunResult, interErr error) TestResult {
+// interactiveVerdict decides an interactive test from the solution's run
+// and the interactor's (feedback its feedback directory; interFirst: it
+// ended first): the solution's own facts first (its limits, its exit),
+// then the interactor's judgement, unless the problem's protocol says the
+// interactor's decides first. A failure of ours on the solution's side
+// (IE) stays IE.
+func interactiveVerdict(p *problem.Problem, tr TestResult, sol testOutcome, interRes runner.RunResult, interErr error, feedback string, interFirst bool) TestResult {
 	tr = judgeTest(tr, sol)
-	if tr.Verdict != AC {
+	if sol.err != nil || tr.Verdict == IE {
 		return tr
 	}
-	if v, note, failed := helperFailed("interactor", interRes, interErr); failed {
-		tr.Verdict, tr.Note = v, note
-		if v == IE {
-			tr.Cause = CauseChecker
-		}
-	} else if v, ok := testlibVerdict(interRes.ExitCode); ok {
-		tr.Verdict, tr.Note = v, ""
-		if v != AC {
-			tr.Note = "the interactor says " + string(v)
-		}
-	} else {
-		tr.Verdict, tr.Note = CF, fmt.Sprintf("the interactor exited %d", interRes.ExitCode)
+	j := helperVerdict(p, "interactor", interRes, interErr, "", feedback)
+	if tr.Verdict != AC && !p.Validator().InteractorFirst(j, interFirst) {
+		return tr
+	}
+	tr.Verdict, tr.Note, tr.Points, tr.Cause = j.Verdict, j.Note, j.Points, ""
+	switch {
+	case j.Verdict == IE:
+		tr.Cause = CauseChecker
+	case j.Verdict != AC && j.Verdict != CF && tr.Note == "":
+		tr.Note = "the interactor says " + string(j.Verdict)
 	}
 	return tr
 }

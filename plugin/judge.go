@@ -17,6 +17,7 @@ import (
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
 	"github.com/podjail/podjail/plugin/runner"
+	"github.com/podjail/podjail/plugin/validator"
 )
 
 // Where a checker finds its files (read-only binds).
@@ -251,7 +252,11 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 	var cmp *compare.Comparator
 	var outPath string
 	if t.chk == nil {
-		spec, err := compare.Parse(t.req.Problem.Comparator)
+		comparator := t.req.Problem.Comparator
+		if t.test.Comparator != "" {
+			comparator = t.test.Comparator
+		}
+		spec, err := compare.Parse(comparator)
 		if err != nil {
 			return failed(CF, "comparator: "+err.Error())
 		}
@@ -275,8 +280,12 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 	var checker *runner.Armed
 	var checkErr error
 	msg := &headBuffer{keep: checkerOutput}
+	var feedback string
 	if t.chk != nil && armErr == nil {
-		checker, checkErr = r.armCounted(ctx, checkRequest(t.req.Problem, t.chk, t.test, outPath, msg, t.cpuset), t.cleanups)
+		var binds []bindings.Bind
+		if feedback, binds, checkErr = feedbackDir(t.req.Problem.Validator(), t.tmp, fmt.Sprintf("feedback-%d", t.index)); checkErr == nil {
+			checker, checkErr = r.armCounted(ctx, checkRequest(t.req.Problem, t.chk, t.test, outPath, binds, msg, t.cpuset), t.cleanups)
+		}
 	}
 	judge := func(ctx context.Context) TestResult {
 		defer closeAll()
@@ -300,7 +309,8 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 		if err == nil {
 			res, err = checker.Fire(ctx)
 		}
-		tr.Verdict, tr.Note, tr.Points = checkVerdict(t.req.Problem, res, err, msg.String())
+		j := helperVerdict(t.req.Problem, "checker", res, err, msg.String(), feedback)
+		tr.Verdict, tr.Note, tr.Points = j.Verdict, j.Note, j.Points
 		if tr.Verdict == IE {
 			tr.Cause = CauseChecker
 		}
@@ -371,14 +381,14 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 	if err != nil {
 		return nil, &runner.RequestError{Field: "checker", Err: err}
 	}
-	src, err := os.ReadFile(prog.Source)
+	files, err := programFiles(l, prog)
 	if err != nil {
 		return nil, &runner.RequestError{Field: "checker", Err: err}
 	}
 	if err := r.imagesPresent(ctx, l.BuildImage, l.RunImage); err != nil {
 		return nil, err
 	}
-	b, err := r.Build(ctx, l, src, tmp)
+	b, err := r.BuildFiles(ctx, l, files, tmp)
 	out.Checker = &b
 	switch {
 	case err != nil:
@@ -389,62 +399,97 @@ func (r *Runner) buildChecker(ctx context.Context, req JudgeRequest, prog proble
 	return &checker{lang: l, dir: b.Dir}, nil
 }
 
-// checkRequest is the checker's run on a contestant's output. testlib
-// convention for plain problems (checker input output answer; exit 0 AC,
-// 1 WA, 2 PE, 7 PA with "points X" in its output, anything else CF);
-// Kattis output validators for Kattis packages (validator input answer
-// feedback_dir < output; exit 42 AC, 43 WA). The output file may still be
-// empty: the checker reads it only once fired. It runs on its test's core
-// (cpuset), after the program, so that it never disturbs another slot.
-func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, msg io.Writer, cpuset string) runner.RunRequest {
+// Where a validator finds its files (read-only binds; its feedback
+// directory writable, its own on every test).
+const checkFeedback = "/run/podjail/check/feedback"
+
+// validatorFiles are a test's files as a validator of protocol p sees them.
+func validatorFiles(p validator.Protocol) validator.Files {
+	f := validator.Files{Input: checkInput, Answer: checkAnswer, Output: checkOutput}
+	if p.Feedback() {
+		f.Feedback = checkFeedback + "/"
+	}
+	return f
+}
+
+// feedbackDir makes the writable directory a validator of protocol p gets
+// on one test ("" for a protocol without one), and its bind.
+func feedbackDir(p validator.Protocol, tmp, name string) (string, []bindings.Bind, error) {
+	if !p.Feedback() {
+		return "", nil, nil
+	}
+	dir := filepath.Join(tmp, name)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return "", nil, err
+	}
+	// Written by the sandbox's uid (65534, a subordinate one rootless),
+	// given back to us by the shim when the validator ends.
+	if err := os.Chmod(dir, 0o777); err != nil {
+		return "", nil, err
+	}
+	return dir, []bindings.Bind{{Source: dir, Destination: checkFeedback, Writable: true}}, nil
+}
+
+// programFiles are the files a checker or interactor builds from: its
+// source as the language's source file, its extra files (headers) under
+// their own names.
+func programFiles(l lang.Language, prog problem.Program) (map[string][]byte, error) {
+	src, err := os.ReadFile(prog.Source)
+	if err != nil {
+		return nil, err
+	}
+	files := map[string][]byte{l.Source: src}
+	for _, x := range prog.Extra {
+		name := filepath.Base(x)
+		if _, clash := files[name]; clash {
+			return nil, fmt.Errorf("%s: podjail builds %s as %s, which this file's name takes: rename it", x, filepath.Base(prog.Source), name)
+		}
+		if files[name], err = os.ReadFile(x); err != nil {
+			return nil, err
+		}
+	}
+	return files, nil
+}
+
+// checkRequest is the checker's run on a contestant's output, called as
+// the problem's protocol says (validator.Protocol.Checker); feedback is
+// its feedback directory's bind, if the protocol has one. The output file
+// may still be empty: the checker reads it only once fired. It runs on its
+// test's core (cpuset), after the program, so that it never disturbs
+// another slot.
+func checkRequest(p *problem.Problem, c *checker, t problem.Test, outPath string, feedback []bindings.Bind, msg io.Writer, cpuset string) runner.RunRequest {
 	run := runner.RunRequest{
 		Image:  c.lang.RunImage,
 		Output: msg,
-		Binds: []bindings.Bind{
+		Binds: append([]bindings.Bind{
 			{Source: c.dir, Destination: lang.ArtefactDir},
 			{Source: t.Input, Destination: checkInput},
 			{Source: t.Answer, Destination: checkAnswer},
-		},
+		}, feedback...),
 	}
 	checkerLimits().Set(&run)
 	run.Limits.CPUSet = cpuset
-	cmd := append(append([]string{}, mergeStderr...), c.lang.Run...)
-	if p.Format == problem.FormatKattis {
-		run.Command = append(cmd, checkInput, checkAnswer, "/tmp")
+	call := p.Validator().Checker(validatorFiles(p.Validator()), t.ValidatorArgs)
+	run.Command = append(append(append([]string{}, mergeStderr...), c.lang.Run...), call.Args...)
+	if call.OutputOnStdin {
 		run.InputFile = outPath
 	} else {
-		run.Command = append(cmd, checkInput, checkOutput, checkAnswer)
 		run.Binds = append(run.Binds, bindings.Bind{Source: outPath, Destination: checkOutput})
 	}
 	return run
 }
 
-// checkVerdict reads the checker's answer from its run.
-func checkVerdict(p *problem.Problem, res runner.RunResult, err error, msg string) (Verdict, string, float64) {
-	text := firstLine(msg)
-	if v, note, failed := helperFailed("checker", res, err); failed {
-		return v, note, 0
+// helperVerdict reads a checker's or an interactor's answer from its run:
+// its failure first (helperFailed), then the problem's protocol.
+func helperVerdict(p *problem.Problem, what string, res runner.RunResult, err error, msg, feedback string) validator.Judgement {
+	if v, note, failed := helperFailed(what, res, err); failed {
+		return validator.Judgement{Verdict: v, Note: note}
 	}
-	if p.Format == problem.FormatKattis {
-		switch res.ExitCode {
-		case 42:
-			return AC, text, 0
-		case 43:
-			return WA, text, 0
-		}
-		return CF, fmt.Sprintf("the output validator exited %d: %s", res.ExitCode, text), 0
+	j := p.Validator().Judge(validator.Ended{ExitCode: int(res.ExitCode), Output: msg, FeedbackDir: feedback})
+	if j.Verdict == CF {
+		j.Note = "the " + what + " failed: " + j.Note
 	}
-	if v, ok := testlibVerdict(res.ExitCode); ok {
-		return v, text, 0
-	}
-	switch res.ExitCode {
-	case 7:
-		if pts, ok := pointsIn(msg); ok {
-			return PA, text, pts
-		}
-		return CF, "the checker gave partial points without \"points X\": " + text, 0
-	}
-	return CF, fmt.Sprintf("the checker exited %d: %s", res.ExitCode, text), 0
+	return j
 }
 
 // helperFailed judges a checker's or interactor's run before its answer
@@ -459,19 +504,6 @@ func helperFailed(what string, res runner.RunResult, err error) (Verdict, string
 		return "", "", false
 	}
 	return CF, "the " + what + " failed: " + why, true
-}
-
-// testlibVerdict reads testlib's exit codes 0 AC, 1 WA, 2 PE.
-func testlibVerdict(code int32) (Verdict, bool) {
-	switch code {
-	case 0:
-		return AC, true
-	case 1:
-		return WA, true
-	case 2:
-		return PE, true
-	}
-	return "", false
 }
 
 // imagesPresent refuses to judge with an image missing: that is the

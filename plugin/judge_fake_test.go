@@ -17,6 +17,7 @@ import (
 	"github.com/podjail/podjail/plugin/problem"
 	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
+	"github.com/podjail/podjail/plugin/validator"
 	"github.com/podjail/podjail/shim"
 )
 
@@ -360,40 +361,52 @@ func TestJudgeWithChecker(t *testing.T) {
 }
 
 func TestCheckVerdict(t *testing.T) {
-	plain, kattis := &problem.Problem{Format: problem.FormatPlain}, &problem.Problem{Format: problem.FormatKattis}
+	plain := &problem.Problem{Format: problem.FormatPlain}
+	kattis := &problem.Problem{Format: problem.FormatKattis, Protocol: validator.Kattis}
+	fb := t.TempDir()
+	if err := os.WriteFile(filepath.Join(fb, validator.JudgeMessage), []byte("line 3: expected 7, got 8\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
-		p      *problem.Problem
-		code   int32
-		msg    string
-		want   Verdict
-		note   string
-		points float64
+		p        *problem.Problem
+		code     int32
+		msg      string
+		feedback string
+		want     Verdict
+		note     string
+		points   float64
 	}{
-		{plain, 0, "ok 3 numbers\n", AC, "ok 3 numbers", 0},
-		{plain, 2, "spaces", PE, "spaces", 0},
-		{plain, 7, "points 12.5\n", PA, "points 12.5", 12.5},
-		{plain, 7, "some points", CF, "without \"points X\"", 0},
-		{plain, 3, "fail: bad answer file", CF, "the checker exited 3: fail", 0},
-		{kattis, 42, "", AC, "", 0},
-		{kattis, 43, "differs", WA, "differs", 0},
-		{kattis, 1, "crash", CF, "the output validator exited 1", 0},
+		{plain, 0, "ok 3 numbers\n", "", AC, "ok 3 numbers", 0},
+		{plain, 2, "spaces", "", PE, "spaces", 0},
+		{plain, 7, "points 12.5\n", "", PA, "points 12.5", 12.5},
+		{plain, 7, "some points", "", CF, "without \"points X\"", 0},
+		{plain, 3, "fail: bad answer file", "", CF, "the checker failed: exit code 3", 0},
+		{kattis, 42, "", "", AC, "", 0},
+		{kattis, 43, "differs", "", WA, "differs", 0},
+		{kattis, 43, "differs", fb, WA, "line 3: expected 7, got 8", 0},
+		{kattis, 0, "", fb, CF, "the checker failed: the output validator exited 0", 0},
+		{kattis, 1, "crash", "", CF, "the output validator exited 1", 0},
 	}
 	for _, c := range cases {
-		v, note, pts := checkVerdict(c.p, runner.RunResult{ExitCode: c.code}, nil, c.msg)
-		if v != c.want || !strings.Contains(note, c.note) || pts != c.points {
-			t.Errorf("%s exit %d %q: %s %q %v", c.p.Format, c.code, c.msg, v, note, pts)
+		j := helperVerdict(c.p, "checker", runner.RunResult{ExitCode: c.code}, nil, c.msg, c.feedback)
+		if j.Verdict != c.want || !strings.Contains(j.Note, c.note) || j.Points != c.points {
+			t.Errorf("%s exit %d %q: %s %q %v", c.p.Format, c.code, c.msg, j.Verdict, j.Note, j.Points)
 		}
 	}
-	if v, _, _ := checkVerdict(plain, runner.RunResult{Killed: runner.KilledCPULimit}, nil, ""); v != CF {
-		t.Errorf("a checker out of time: %s", v)
+	if j := helperVerdict(plain, "checker", runner.RunResult{Killed: runner.KilledCPULimit}, nil, "", ""); j.Verdict != CF {
+		t.Errorf("a checker out of time: %s", j.Verdict)
 	}
-	if long := firstLine(strings.Repeat("x", 300)); len(long) != 203 {
-		t.Errorf("first line kept %d bytes", len(long))
+	// Kattis: the validator reads the output on stdin, its feedback
+	// directory ends with a slash, its arguments follow; testlib gets the
+	// output as a file.
+	binds := []bindings.Bind{{Source: "/t/fb", Destination: checkFeedback, Writable: true}}
+	req := checkRequest(kattis, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans", ValidatorArgs: []string{"float_tolerance", "1e-6"}}, "/t/out", binds, nil, "3")
+	if req.InputFile != "/t/out" || req.Limits.CPUSet != "3" || !slices.Equal(req.Command[len(req.Command)-5:], []string{checkInput, checkAnswer, checkFeedback + "/", "float_tolerance", "1e-6"}) || !slices.Contains(req.Binds, binds[0]) {
+		t.Errorf("kattis validator: %q < %s, binds %v", req.Command, req.InputFile, req.Binds)
 	}
-	// Kattis: the validator reads the output on stdin, testlib gets it as a file.
-	req := checkRequest(kattis, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans"}, "/t/out", nil, "3")
-	if req.InputFile != "/t/out" || req.Limits.CPUSet != "3" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkAnswer, "/tmp"}) {
-		t.Errorf("kattis validator: %q < %s", req.Command, req.InputFile)
+	req = checkRequest(plain, &checker{lang: fakeLang, dir: "/chk"}, problem.Test{Input: "/t/in", Answer: "/t/ans"}, "/t/out", nil, nil, "")
+	if req.InputFile != "" || !slices.Equal(req.Command[len(req.Command)-3:], []string{checkInput, checkOutput, checkAnswer}) {
+		t.Errorf("testlib checker: %q < %s", req.Command, req.InputFile)
 	}
 }
 

@@ -47,6 +47,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/podjail/podjail/plugin/validator"
 )
 
 // Formats of a Problem.
@@ -79,6 +81,9 @@ const (
 type Program struct {
 	Source string // absolute path inside the problem directory
 	Lang   string // language id such as "c11", "cpp17", "python3"
+	// Extra are the other files the source builds with (a validator's
+	// headers), absolute paths in Source's directory; nil: none.
+	Extra []string
 }
 
 // Test is one test case.
@@ -87,6 +92,13 @@ type Test struct {
 	Input  string // absolute path of the .in file
 	Answer string // absolute path of the .ans file (may be an empty file)
 	Sample bool   // plain: NAME starts with "sample"; kattis: under data/sample/
+	// ValidatorArgs follow the validator's own arguments on this test
+	// (Kattis: validator_flags, then the groups' and the test's). Nil: none.
+	ValidatorArgs []string
+	// Comparator, when set, is this test's built-in comparison in place
+	// of the problem's (a Kattis group's flags for the default
+	// validator). "": the problem's.
+	Comparator string
 }
 
 // Problem is a loaded, checked problem.
@@ -110,10 +122,22 @@ type Problem struct {
 	Interactor *Program
 	// Interactive is true exactly when Interactor is set.
 	Interactive bool
+	// Protocol is how the Checker or Interactor is called and answers:
+	// validator.Testlib (plain), validator.Kattis (kattis), set by Load.
+	// Zero value: validator.Testlib (see Validator).
+	Protocol validator.Protocol
 
 	// Tests: samples first, then the others, each part in natural order
 	// (2 before 10); never empty.
 	Tests []Test
+}
+
+// Validator is p's Protocol, validator.Testlib when unset.
+func (p *Problem) Validator() validator.Protocol {
+	if p.Protocol == nil {
+		return validator.Testlib
+	}
+	return p.Protocol
 }
 
 // ErrInvalid is matched by every error Load returns:
@@ -204,6 +228,9 @@ func Load(dir string) (*Problem, error) {
 	}
 	p.Dir = abs
 	p.Interactive = p.Interactor != nil
+	if p.Protocol = validator.Testlib; p.Format == FormatKattis {
+		p.Protocol = validator.Kattis
+	}
 	return p, nil
 }
 
