@@ -164,7 +164,13 @@ func (l *loader) onlySource(rel string) (string, error) {
 
 // pair is the input and answer of one test, as paths relative to the
 // problem directory; "" when missing.
-type pair struct{ in, ans string }
+type pair struct {
+	in, ans string
+	// args are the validator arguments of the test's groups and its own
+	// configuration (Kattis); set says some configuration gave them.
+	args []string
+	set  bool
+}
 
 // add records rel (a .in or .ans file) under the test name.
 func addFile(found map[string]*pair, name, rel string) {
@@ -215,6 +221,9 @@ func (l *loader) tests(found map[string]*pair, sample func(string) bool) ([]Test
 			Input:  filepath.Join(l.dir, p.in),
 			Answer: filepath.Join(l.dir, p.ans),
 			Sample: sample(name),
+			// Kattis: the groups' and the test's validator arguments, until
+			// the package's reader joins them with the problem's.
+			ValidatorArgs: p.args,
 		})
 	}
 	return out, nil

@@ -59,11 +59,37 @@ var kattisFields = []string{
 	"validator_flags", "grading", "keywords", "languages",
 }
 
+// The 2023-07 drafts' and 2025-09's problem.yaml.
+var kattisModernFields = []string{
+	"problem_format_version", "type", "name", "uuid", "version", "credits", "source",
+	"license", "rights_owner", "embargo_until", "limits", "keywords", "languages",
+	"allow_file_writing", "constants",
+}
+
 var kattisLimits = []string{
 	"time_limit", "time_multiplier", "time_safety_margin", "memory", "output",
 	"code", "compilation_time", "compilation_memory", "validation_time",
 	"validation_memory", "validation_output",
 }
+
+var kattisModernLimits = []string{
+	"time_multipliers", "time_limit", "time_resolution", "memory", "output", "code",
+	"compilation_time", "compilation_memory", "validation_time", "validation_memory",
+	"validation_output", "validation_passes",
+}
+
+// Versions of the format: the legacy ones, and the ones since 2023-07
+// (its drafts, 2025-09), which share one layout as far as podjail reads it.
+var (
+	kattisLegacyVersions = []string{"legacy", "legacy-icpc"}
+	kattisModernVersions = []string{"2023-07-draft", "2023-07", "2025-09-draft", "2025-09", "draft"}
+)
+
+// Problem types of the format (type:), and the ones podjail judges.
+var (
+	kattisTypes       = []string{"pass-fail", "scoring", "multi-pass", "interactive", "submit-answer"}
+	kattisJudgedTypes = []string{"pass-fail", "interactive"}
+)
 
 // Directories in data/ other than sample/ and secret/ that newer versions
 // of the format define and podjail does not judge.
@@ -73,9 +99,10 @@ var kattisIgnoredData = []string{
 }
 
 const (
-	timelimitFile   = ".timelimit"
-	validatorsDir   = "output_validators"
-	defaultFlagHelp = "the default validator takes case_sensitive, space_change_sensitive, float_tolerance E, float_absolute_tolerance E, float_relative_tolerance E"
+	timelimitFile      = ".timelimit"
+	validatorsDir      = "output_validators" // legacy
+	modernValidatorDir = "output_validator"  // 2023-07 and later
+	defaultFlagHelp    = "the default validator takes case_sensitive, space_change_sensitive, float_tolerance E, float_absolute_tolerance E, float_relative_tolerance E"
 )
 
 // kattis loads a Kattis package.
@@ -85,27 +112,27 @@ func (l *loader) kattis() (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := fields(file, "", root, kattisFields)
+	version := ""
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "problem_format_version" {
+			if version, err = str(file, "problem_format_version", root.Content[i+1]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	modern := contains(kattisModernVersions, version)
+	if !modern && version != "" && !contains(kattisLegacyVersions, version) {
+		return nil, errf(file, "problem_format_version", "%q is not a version podjail reads: %s", version, strings.Join(append(append([]string{}, kattisLegacyVersions...), kattisModernVersions...), ", "))
+	}
+	known := kattisFields
+	if modern {
+		known = kattisModernFields
+	}
+	f, err := fields(file, "", root, known)
 	if err != nil {
 		return nil, err
 	}
 	p := &Problem{Format: FormatKattis, MemoryBytes: KattisMemoryBytes, OutputBytes: KattisOutputBytes}
-	get := func(key string) (string, error) {
-		if n, ok := f[key]; ok {
-			return str(file, key, n)
-		}
-		return "", nil
-	}
-	if v, err := get("problem_format_version"); err != nil {
-		return nil, err
-	} else if v != "" && v != "legacy" {
-		return nil, errf(file, "problem_format_version", "%q is not supported: podjail reads the legacy Kattis format only", v)
-	}
-	if v, err := get("type"); err != nil {
-		return nil, err
-	} else if v != "" && v != "pass-fail" {
-		return nil, errf(file, "type", "%q is not supported: podjail judges pass-fail problems only", v)
-	}
 	if n, ok := f["name"]; ok {
 		if p.Name, err = kattisName(n); err != nil {
 			return nil, err
@@ -114,59 +141,149 @@ func (l *loader) kattis() (*Problem, error) {
 	if p.Name == "" {
 		p.Name = filepath.Base(l.dir)
 	}
-	if err := l.kattisLimits(f["limits"], p); err != nil {
-		return nil, err
+	if modern {
+		err = l.kattisModern(f, p)
+	} else {
+		err = l.kattisLegacy(f, p)
 	}
+	return p, err
+}
 
+// kattisLegacy reads the rest of a legacy problem.yaml (f) into p.
+func (l *loader) kattisLegacy(f map[string]*yaml.Node, p *Problem) error {
+	const file = problemYAML
+	get := func(key string) (string, error) {
+		if n, ok := f[key]; ok {
+			return str(file, key, n)
+		}
+		return "", nil
+	}
+	if v, err := get("type"); err != nil {
+		return err
+	} else if v != "" && v != "pass-fail" {
+		return errf(file, "type", "%q is not supported: podjail judges pass-fail problems only", v)
+	}
+	if err := l.kattisLimits(f["limits"], kattisLimits, p); err != nil {
+		return err
+	}
 	validation, err := get("validation")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	flags, err := get("validator_flags")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	words := strings.Fields(validation)
+	custom, interactive := false, false
 	switch {
 	case len(words) == 0 || len(words) == 1 && words[0] == "default":
-		if l.hasValidators() {
-			return nil, errf(file, "validation", "is default but output_validators/ holds a validator: set `validation: custom` to use it, or remove it")
-		}
-		if p.Comparator, err = flagsToComparator(flags); err != nil {
-			return nil, &Error{File: file, Field: "validator_flags", Err: err}
+		if l.hasValidators(validatorsDir) {
+			return errf(file, "validation", "is default but output_validators/ holds a validator: set `validation: custom` to use it, or remove it")
 		}
 	case words[0] == "custom":
-		interactive := false
+		custom = true
 		for _, w := range words[1:] {
 			switch w {
 			case "interactive":
 				interactive = true
 			case "score":
-				return nil, errf(file, "validation", "%q: scoring validators are not supported, podjail judges pass-fail", validation)
+				return errf(file, "validation", "%q: scoring validators are not supported, podjail judges pass-fail", validation)
 			default:
-				return nil, errf(file, "validation", "%q: unknown option %q (use custom or custom interactive)", validation, w)
+				return errf(file, "validation", "%q: unknown option %q (use custom or custom interactive)", validation, w)
 			}
 		}
-		if flags != "" {
-			return nil, errf(file, "validator_flags", "cannot be passed to a custom output validator: podjail runs it without extra arguments; build the flags into the validator")
+	default:
+		return errf(file, "validation", "%q: must be default, custom or custom interactive", validation)
+	}
+	return l.kattisValidation(p, validatorsDir, custom, interactive, strings.Fields(flags), false)
+}
+
+// kattisModern reads the rest of a problem.yaml of 2023-07 or later (f)
+// into p.
+func (l *loader) kattisModern(f map[string]*yaml.Node, p *Problem) error {
+	const file = problemYAML
+	types := []string{"pass-fail"}
+	if n, ok := f["type"]; ok {
+		var err error
+		if types, err = argList(file, "type", n); err != nil {
+			return err
 		}
-		prog, err := l.kattisValidator()
+		if len(types) == 0 {
+			return errf(file, "type", "must not be empty: pass-fail, or a list such as [pass-fail, interactive]")
+		}
+	}
+	interactive := false
+	for i, t := range types {
+		switch {
+		case !contains(kattisTypes, t):
+			return errf(file, "type", "unknown type %q: the format's types are %s", t, strings.Join(kattisTypes, ", "))
+		case contains(types[:i], t):
+			return errf(file, "type", "%q is listed twice", t)
+		case !contains(kattisJudgedTypes, t):
+			return errf(file, "type", "%q problems are not supported yet: podjail judges %s", t, strings.Join(kattisJudgedTypes, " and "))
+		}
+		interactive = interactive || t == "interactive"
+	}
+	if n, ok := f["constants"]; ok && !(n.Kind == yaml.MappingNode && len(n.Content) == 0) {
+		return errf(file, "constants", "are not supported yet: podjail does not substitute {{constants}} in the package's files")
+	}
+	if n, ok := f["allow_file_writing"]; ok {
+		if _, err := boolean(file, "allow_file_writing", n); err != nil {
+			return err
+		}
+	}
+	if l.isDir("include") {
+		return errf("include", "", "included files are not supported yet: podjail builds a submission from its own files only")
+	}
+	if err := l.kattisLimits(f["limits"], kattisModernLimits, p); err != nil {
+		return err
+	}
+	custom := l.hasValidators(modernValidatorDir)
+	if interactive && !custom {
+		return errf(file, "type", "is interactive but output_validator/ holds no validator: an interactive problem needs one")
+	}
+	return l.kattisValidation(p, modernValidatorDir, custom, interactive, nil, true)
+}
+
+// kattisValidation sets p's validation: a custom validator from dir, or
+// the default one's comparator; and its tests, each with its validator
+// arguments (flags, then its groups' and its own).
+func (l *loader) kattisValidation(p *Problem, dir string, custom, interactive bool, flags []string, modern bool) error {
+	var err error
+	if !custom {
+		if p.Comparator, err = flagsToComparator(strings.Join(flags, " ")); err != nil {
+			return &Error{File: problemYAML, Field: "validator_flags", Err: err}
+		}
+	} else {
+		prog, err := l.kattisValidator(dir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if interactive {
 			p.Interactor = prog
 		} else {
 			p.Checker = prog
 		}
-	default:
-		return nil, errf(file, "validation", "%q: must be default, custom or custom interactive", validation)
 	}
-
-	if p.Tests, err = l.kattisTests(); err != nil {
-		return nil, err
+	if p.Tests, err = l.kattisTests(modern); err != nil {
+		return err
 	}
-	return p, nil
+	for i, t := range p.Tests {
+		args := append(append([]string(nil), flags...), t.ValidatorArgs...)
+		p.Tests[i].ValidatorArgs = nil
+		switch {
+		case custom:
+			if len(args) > 0 {
+				p.Tests[i].ValidatorArgs = args
+			}
+		case len(t.ValidatorArgs) > 0:
+			if p.Tests[i].Comparator, err = flagsToComparator(strings.Join(args, " ")); err != nil {
+				return errf("data/"+t.Name, "output_validator_args", "%v", err)
+			}
+		}
+	}
+	return nil
 }
 
 // kattisName reads name: a string, or a map of language to string (the
@@ -188,8 +305,9 @@ func kattisName(n *yaml.Node) (string, error) {
 	return str(problemYAML, "name", n)
 }
 
-// kattisLimits reads limits (n may be nil) and the .timelimit file.
-func (l *loader) kattisLimits(n *yaml.Node, p *Problem) error {
+// kattisLimits reads limits (n may be nil; known are the version's keys)
+// and the .timelimit file.
+func (l *loader) kattisLimits(n *yaml.Node, known []string, p *Problem) error {
 	const file = problemYAML
 	lim := map[string]*yaml.Node{}
 	if n != nil {
@@ -197,11 +315,11 @@ func (l *loader) kattisLimits(n *yaml.Node, p *Problem) error {
 			return errf(file, "limits", "line %d: must be a mapping such as `limits: {time_limit: 1, memory: 256}`", n.Line)
 		}
 		var err error
-		if lim, err = fields(file, "limits.", n, kattisLimits); err != nil {
+		if lim, err = fields(file, "limits.", n, known); err != nil {
 			return err
 		}
 	}
-	for _, key := range kattisLimits {
+	for _, key := range known {
 		v, ok := lim[key]
 		if !ok {
 			continue
@@ -227,6 +345,16 @@ func (l *loader) kattisLimits(n *yaml.Node, p *Problem) error {
 				p.OutputBytes = bytes
 			} else if p.MemoryBytes = bytes; bytes < MinMemoryBytes {
 				return errf(file, field, "must be at least 6 (MiB; the smallest limit Podman accepts), got %q", v.Value)
+			}
+		case "time_multipliers": // checked, unused: podjail does not derive time limits
+			m, err := fields(file, field+".", v, []string{"ac_to_time_limit", "time_limit_to_tle"})
+			if err != nil {
+				return err
+			}
+			for k, x := range m {
+				if f, err := number(file, field+"."+k, "a number of at least 1", x); err != nil || f < 1 {
+					return orRefused(err, errf(file, field+"."+k, "must be a number of at least 1, got %q", x.Value))
+				}
 			}
 		default: // checked, unused
 			x, err := number(file, field, "a positive number", v)
@@ -328,35 +456,44 @@ func (l *loader) visible(rel string) ([]fs.DirEntry, error) {
 	return out, nil
 }
 
-func (l *loader) hasValidators() bool {
-	entries, _ := l.visible(validatorsDir)
+func (l *loader) hasValidators(dir string) bool {
+	entries, _ := l.visible(dir)
 	return len(entries) > 0
 }
 
-// kattisValidator finds the single output validator: a source file in
-// output_validators/, or a directory there holding one source file.
-func (l *loader) kattisValidator() (*Program, error) {
-	entries, err := l.visible(validatorsDir)
+// kattisValidator finds the single output validator in dir: a source
+// file there, a directory there holding one source file (and the files it
+// builds with, such as headers), or (2023-07 and later) dir itself as
+// that directory.
+func (l *loader) kattisValidator(dir string) (*Program, error) {
+	entries, err := l.visible(dir)
 	if err != nil {
 		return nil, err
 	}
-	switch len(entries) {
-	case 0:
-		return nil, errf(problemYAML, "validation", "is custom but output_validators/ holds no validator: add output_validators/NAME/ with its source file")
-	case 1:
+	rel := dir
+	direct := false
+	for _, e := range entries {
+		direct = direct || !e.IsDir() && langOf(e.Name()) != ""
+	}
+	switch {
+	case direct && dir == modernValidatorDir:
+	case len(entries) == 0:
+		return nil, errf(problemYAML, "validation", "is custom but %s/ holds no validator: add %s/NAME/ with its source file", dir, dir)
+	case len(entries) == 1:
+		rel = filepath.Join(dir, entries[0].Name())
 	default:
 		names := make([]string, len(entries))
 		for i, e := range entries {
 			names[i] = e.Name()
 		}
-		return nil, errf(validatorsDir, "", "holds %d validators (%s): podjail runs a single output validator, keep one", len(entries), strings.Join(names, ", "))
+		return nil, errf(dir, "", "holds %d validators (%s): podjail runs a single output validator, keep one", len(entries), strings.Join(names, ", "))
 	}
-	rel := filepath.Join(validatorsDir, entries[0].Name())
 	fi, err := l.stat(rel)
 	if err != nil {
 		return nil, fileErr(rel, err)
 	}
 	src := rel
+	var extra []string
 	if fi.IsDir() {
 		for _, script := range []string{"build", "run"} {
 			if _, err := os.Lstat(filepath.Join(l.dir, rel, script)); err == nil {
@@ -364,6 +501,9 @@ func (l *loader) kattisValidator() (*Program, error) {
 			}
 		}
 		if src, err = l.onlySource(rel); err != nil {
+			return nil, err
+		}
+		if extra, err = l.extraFiles(rel, src); err != nil {
 			return nil, err
 		}
 	} else if langOf(src) == "" {
@@ -378,5 +518,29 @@ func (l *loader) kattisValidator() (*Program, error) {
 			return nil, errf(src, "", "is a Python 2 program (shebang): podjail runs .py validators with Python 3")
 		}
 	}
-	return &Program{Source: filepath.Join(l.dir, src), Lang: langOf(src)}, nil
+	return &Program{Source: filepath.Join(l.dir, src), Lang: langOf(src), Extra: extra}, nil
+}
+
+// extraFiles are the files of program directory rel other than its source
+// src, the ones it builds with (headers), as absolute paths.
+func (l *loader) extraFiles(rel, src string) ([]string, error) {
+	entries, err := l.visible(rel)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range entries {
+		x := filepath.Join(rel, e.Name())
+		switch {
+		case x == src:
+		case e.IsDir():
+			return nil, errf(x, "", "a validator's directory holds files only: podjail builds it from the files beside its source")
+		default:
+			if err := l.regular(x); err != nil {
+				return nil, err
+			}
+			out = append(out, filepath.Join(l.dir, x))
+		}
+	}
+	return out, nil
 }

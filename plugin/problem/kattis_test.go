@@ -72,7 +72,7 @@ func TestKattisPackage(t *testing.T) {
 		p.OutputBytes != 16<<20 || p.Comparator != "" || p.Interactive {
 		t.Errorf("got %+v", p)
 	}
-	want := &Program{Source: filepath.Join(dir, "output_validators/check/validate.cpp"), Lang: "cpp17"}
+	want := &Program{Source: filepath.Join(dir, "output_validators/check/validate.cpp"), Lang: "cpp17", Extra: []string{filepath.Join(dir, "output_validators/check/validate.h")}}
 	if !reflect.DeepEqual(p.Checker, want) {
 		t.Errorf("Checker %+v, want %+v", p.Checker, want)
 	}
@@ -103,6 +103,69 @@ func TestKattisPackage(t *testing.T) {
 		p.TimeLimit != 3*time.Second || p.Name != filepath.Base(dir) {
 		t.Errorf("got %+v, interactor %+v", p, p.Interactor)
 	}
+
+	// Legacy: a custom validator's flags, then its groups' (inherited and
+	// overridden); the default validator's flags per group.
+	dir = t.TempDir()
+	write(t, dir, map[string]string{
+		"problem.yaml":              "validation: custom\nvalidator_flags: strict\nlimits: {time_limit: 1}\n",
+		"output_validators/v.cpp":   "",
+		"data/secret/testdata.yaml": "output_validator_flags: eps 1e-3\n",
+		"data/secret/a/1.in":        "", "data/secret/a/1.ans": "",
+		"data/secret/b/testdata.yaml": "output_validator_flags: eps 1e-9\n",
+		"data/secret/b/1.in":          "", "data/secret/b/1.ans": "",
+		"data/sample/1.in": "", "data/sample/1.ans": "",
+	})
+	if p, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	args := [][]string{}
+	for _, tc := range p.Tests {
+		args = append(args, tc.ValidatorArgs)
+	}
+	if !reflect.DeepEqual(args, [][]string{{"strict"}, {"strict", "eps", "1e-3"}, {"strict", "eps", "1e-9"}}) || p.Protocol.Name() != "kattis" {
+		t.Errorf("validator arguments %q, protocol %s", args, p.Protocol.Name())
+	}
+
+	// 2025-09: type as a list, name as a map, credits, output_validator/
+	// as the validator's own directory (its source and its header), the
+	// arguments of test_group.yaml and of a test's own .yaml; the default
+	// validator's arguments as a comparator per test.
+	for _, version := range []string{"2023-07-draft", "2025-09"} {
+		dir = t.TempDir()
+		write(t, dir, map[string]string{
+			"problem.yaml": "problem_format_version: " + version + "\ntype: [pass-fail, interactive]\nname: {en: Guess}\nuuid: 5ca6ba5b-36d5-4eff-8aa7-d967cbc4375e\n" +
+				"credits: {authors: [A. Author <a@example.com>]}\nsource: Somewhere\nlicense: cc by-sa\nlimits: {time_limit: 2, time_multipliers: {time_limit_to_tle: 4}, validation_passes: 2}\n",
+			"output_validator/validate.cc": "",
+			"output_validator/validate.h":  "",
+			"data/secret/test_group.yaml":  "output_validator_args: [mode, fast]\n",
+			"data/secret/01.in":            "", "data/secret/01.ans": "",
+			"data/secret/02.in": "", "data/secret/02.ans": "", "data/secret/02.yaml": "output_validator_args: [mode, slow]\nhint: h\n",
+			"data/sample/1.interaction": "",
+			"statement/problem.en.md":   "",
+		})
+		if p, err = Load(dir); err != nil {
+			t.Fatal(version, err)
+		}
+		want = &Program{Source: filepath.Join(dir, "output_validator/validate.cc"), Lang: "cpp17", Extra: []string{filepath.Join(dir, "output_validator/validate.h")}}
+		if p.Name != "Guess" || !p.Interactive || !reflect.DeepEqual(p.Interactor, want) || len(p.Tests) != 2 ||
+			!reflect.DeepEqual(p.Tests[0].ValidatorArgs, []string{"mode", "fast"}) || !reflect.DeepEqual(p.Tests[1].ValidatorArgs, []string{"mode", "slow"}) {
+			t.Errorf("%s: got %+v, interactor %+v", version, p, p.Interactor)
+		}
+	}
+	dir = t.TempDir()
+	write(t, dir, map[string]string{
+		"problem.yaml":                "problem_format_version: 2025-09\nname: Sum\nlimits: {time_limit: 1}\n",
+		"data/secret/test_group.yaml": "output_validator_args: [float_tolerance, \"1e-6\"]\n",
+		"data/secret/1.in":            "", "data/secret/1.ans": "",
+		"data/sample/1.in": "", "data/sample/1.ans": "",
+	})
+	if p, err = Load(dir); err != nil {
+		t.Fatal(err)
+	}
+	if p.Comparator != "case-insensitive" || p.Tests[0].Comparator != "" || p.Tests[1].Comparator != "float abs=1e-06 rel=1e-06" {
+		t.Errorf("default validator: problem %q, tests %q %q", p.Comparator, p.Tests[0].Comparator, p.Tests[1].Comparator)
+	}
 }
 
 func TestBrokenKattis(t *testing.T) {
@@ -126,14 +189,23 @@ func TestBrokenKattis(t *testing.T) {
 		{"memory tiny", ok(y, "limits: {time_limit: 1, memory: 1}\n"), y, "limits.memory", "at least 6"},
 		{"top-level typo", ok(y, "name: K\nlimit: {time_limit: 1}\n"), y, "limit", `did you mean "limits"?`},
 		{"yaml syntax", ok(y, "name: [K\n"), y, "", "invalid YAML"},
-		{"format version", ok(y, "problem_format_version: 2023-07-draft\nlimits: {time_limit: 1}\n"), y, "problem_format_version", "legacy"},
+		{"format version", ok(y, "problem_format_version: 2024-01\nlimits: {time_limit: 1}\n"), y, "problem_format_version", "legacy, legacy-icpc, 2023-07-draft"},
+		{"a legacy field in 2025-09", ok(y, "problem_format_version: 2025-09\nvalidation: custom\nlimits: {time_limit: 1}\n"), y, "validation", "unknown field"},
+		{"2025-09 scoring", ok(y, "problem_format_version: 2025-09\ntype: scoring\nlimits: {time_limit: 1}\n"), y, "type", `"scoring" problems are not supported yet`},
+		{"2025-09 multi-pass", ok(y, "problem_format_version: 2025-09\ntype: [multi-pass]\nlimits: {time_limit: 1}\n"), y, "type", `"multi-pass" problems are not supported yet`},
+		{"2025-09 unknown type", ok(y, "problem_format_version: 2025-09\ntype: batch\nlimits: {time_limit: 1}\n"), y, "type", "unknown type"},
+		{"2025-09 interactive without validator", ok(y, "problem_format_version: 2025-09\ntype: interactive\nlimits: {time_limit: 1}\n"), y, "type", "holds no validator"},
+		{"2025-09 constants", ok(y, "problem_format_version: 2025-09\nconstants: {n: 5}\nlimits: {time_limit: 1}\n"), y, "constants", "not supported yet"},
+		{"2025-09 submission args", ok(y, "problem_format_version: 2025-09\nlimits: {time_limit: 1}\n", "data/secret/1.yaml", "args: [x]\n"), "data/secret/1.yaml", "args", "not supported yet"},
+		{"2025-09 test yaml typo", ok(y, "problem_format_version: 2025-09\nlimits: {time_limit: 1}\n", "data/secret/1.yaml", "output_validator_arg: [x]\n"), "data/secret/1.yaml", "output_validator_arg", "did you mean"},
+		{"2025-09 multipliers", ok(y, "problem_format_version: 2025-09\nlimits: {time_limit: 1, time_multipliers: {ac_to_time_limit: 0.5}}\n"), y, "limits.time_multipliers.ac_to_time_limit", "at least 1"},
+		{"2025-09 bad default args", ok(y, "problem_format_version: 2025-09\nlimits: {time_limit: 1}\n", "data/secret/test_group.yaml", "output_validator_args: [ignore_case]\n"), "data/secret/1", "output_validator_args", "unknown flag"},
 		{"scoring", ok(y, "type: scoring\nlimits: {time_limit: 1}\n"), y, "type", "pass-fail"},
 		{"unknown flag", ok(y, "limits: {time_limit: 1}\nvalidator_flags: ignore_case\n"), y, "validator_flags", `unknown flag "ignore_case"`},
 		{"float and space", ok(y, "limits: {time_limit: 1}\nvalidator_flags: float_tolerance 1e-6 space_change_sensitive\n"), y, "validator_flags", "cannot be expressed"},
 		{"validation typo", ok(y, "limits: {time_limit: 1}\nvalidation: costum\n"), y, "validation", "must be default, custom or custom interactive"},
 		{"score", ok(y, "limits: {time_limit: 1}\nvalidation: custom score\n", "output_validators/v.cpp", ""), y, "validation", "scoring"},
 		{"custom without validator", ok(y, "limits: {time_limit: 1}\nvalidation: custom\n"), y, "validation", "holds no validator"},
-		{"custom with flags", ok(y, "limits: {time_limit: 1}\nvalidation: custom\nvalidator_flags: x\n", "output_validators/v.cpp", ""), y, "validator_flags", "cannot be passed"},
 		{"two validators", ok(y, "limits: {time_limit: 1}\nvalidation: custom\n", "output_validators/a.cpp", "", "output_validators/b/b.py", ""), "output_validators", "", "holds 2 validators (a.cpp, b)"},
 		{"build script", ok(y, "limits: {time_limit: 1}\nvalidation: custom\n", "output_validators/v/v.cpp", "", "output_validators/v/build", ""), "output_validators/v/build", "", "not supported"},
 		{"two sources", ok(y, "limits: {time_limit: 1}\nvalidation: custom\n", "output_validators/v/a.cpp", "", "output_validators/v/b.cpp", ""), "output_validators/v", "", "more than one source file"},
@@ -146,7 +218,8 @@ func TestBrokenKattis(t *testing.T) {
 		{"answer without input", ok("data/sample/1.ans", ""), "data/sample/1.ans", "", "has no input file data/sample/1.in"},
 		{"tests in data root", ok("data/1.in", ""), "data/1.in", "", "move them to data/secret/"},
 		{"unknown group", ok("data/secrets/1.in", ""), "data/secrets", "", "unknown test group"},
-		{"group flags", ok("data/secret/testdata.yaml", "output_validator_flags: float_tolerance 1e-3\n"), "data/secret/testdata.yaml", "output_validator_flags", "not supported"},
+		{"group flags", ok("data/secret/testdata.yaml", "output_validator_flags: float_tolerance\n"), "data/secret/1", "output_validator_args", "needs a value"},
+		{"group typo", ok("data/secret/testdata.yaml", "output_validator_flag: x\n"), "data/secret/testdata.yaml", "output_validator_flag", "did you mean"},
 		{"symlink outside", ok("data/secret/2.in", "->OUTSIDE", "data/secret/2.ans", ""), "data/secret/2.in", "", "outside the problem directory"},
 		{"symlinked dir", ok("data/secret/g", "->../sample", "data/sample/1.in", "", "data/sample/1.ans", ""), "data/secret/g", "", "symlink to a directory"},
 	})
