@@ -304,6 +304,38 @@ func TestJudgeKattisPackage(t *testing.T) {
 	}
 }
 
+// Kattis output validators as the format calls them, in its 2025-09 and
+// 2023-07 draft layouts: the arguments of the test groups, the feedback
+// directory's judge message in the note; an interactive validator's
+// rejection decides before the crash that follows it (problemtools' rule).
+func TestJudgeKattisValidators(t *testing.T) {
+	env := hosttest.Podman(t)
+	problems, _ := judgeFiles(t, env)
+	for _, c := range []struct {
+		problem, submission string
+		verdict             plugin.Verdict
+		test, note          string
+	}{
+		{"kattis-even", "accepted/smallest_even.c", plugin.AC, "", ""},
+		{"kattis-even", "wrong_answer/smallest.c", plugin.WA, "secret/1", "3 is odd, and this group wants an even number"},
+		{"kattis-guess", "accepted/search.c", plugin.AC, "", ""},
+		{"kattis-guess", "wrong_answer/crash_after_reject.c", plugin.WA, "secret/1", `guess 1 is not an integer in 1..1000000: "0" (at most 20 guesses)`},
+	} {
+		dir := filepath.Join(problems, c.problem)
+		res, _ := judgeJSON(t, env, dir, filepath.Join(dir, "submissions", c.submission))
+		if res.Verdict != c.verdict {
+			t.Errorf("%s %s: %s (%s), want %s", c.problem, c.submission, res.Verdict, res.Note, c.verdict)
+			continue
+		}
+		for _, tr := range res.Tests {
+			if tr.Name == c.test && (tr.Verdict != c.verdict || !strings.Contains(tr.Note, c.note)) {
+				t.Errorf("%s %s: test %s %s %q, want %s with %q", c.problem, c.submission, tr.Name, tr.Verdict, tr.Note, c.verdict, c.note)
+			}
+		}
+	}
+	assertNothingLeft(t, env, "")
+}
+
 func TestJudgeInteractiveGuess(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, src := judgeFiles(t, env)

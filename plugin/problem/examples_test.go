@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -84,9 +86,11 @@ func TestExampleChecker(t *testing.T) {
 	}
 }
 
-// interact runs the interactor on input against the solution argv,
-// connected by two pipes, and returns the interactor's exit code.
-func interact(t *testing.T, interactor, input string, argv ...string) int {
+// interact runs the interactor on input against a solution, connected by
+// two pipes, and returns the interactor's exit code. rest is the
+// interactor's further arguments, then the solution's argv: from "sh" or
+// "true" on, else its last element alone.
+func interact(t *testing.T, interactor, input string, rest ...string) int {
 	t.Helper()
 	toInter, fromSol, err := os.Pipe()
 	if err != nil {
@@ -96,9 +100,17 @@ func interact(t *testing.T, interactor, input string, argv ...string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
+	split := len(rest) - 1
+	for i, a := range rest {
+		if a == "sh" || a == "true" {
+			split = i
+			break
+		}
+	}
+	args, argv := rest[:split], rest[split:]
 	sol := exec.Command(argv[0], argv[1:]...)
 	sol.Stdin, sol.Stdout = toSol, fromSol
-	in := exec.Command(interactor, input)
+	in := exec.Command(interactor, append([]string{input}, args...)...)
 	in.Stdin, in.Stdout = toInter, fromInter
 	if err := sol.Start(); err != nil {
 		t.Fatal(err)
@@ -135,5 +147,51 @@ func TestExampleInteractor(t *testing.T) {
 	}
 	if code := interact(t, inter, filepath.Join(dir, "missing.in"), "true"); code != 3 {
 		t.Errorf("missing input: interactor exit %d, want 3", code)
+	}
+}
+
+// The Kattis examples' validators, called as the format calls them: exit
+// 42 or 43, the reason in feedback_dir/judgemessage.txt, the groups'
+// arguments as loaded.
+func TestExampleKattisValidators(t *testing.T) {
+	even, _ := loadExample(t, "kattis-even")
+	validate := gcc(t, even.Checker.Source)
+	if len(even.Checker.Extra) != 1 || filepath.Base(even.Checker.Extra[0]) != "range.h" {
+		t.Fatalf("kattis-even's validator builds with %v, want range.h", even.Checker.Extra)
+	}
+	check := func(validator string, tc Test, stdin string, want int, message string) {
+		t.Helper()
+		fb := t.TempDir() + "/"
+		cmd := exec.Command(validator, append([]string{tc.Input, tc.Answer, fb}, tc.ValidatorArgs...)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		code := exitCode(t, cmd.Run())
+		msg, _ := os.ReadFile(fb + "judgemessage.txt")
+		if code != want || !strings.Contains(string(msg), message) {
+			t.Errorf("%s with %q, args %q: exit %d, judge message %q; want %d and %q", tc.Name, stdin, tc.ValidatorArgs, code, msg, want, message)
+		}
+	}
+	if len(even.Tests) != 3 || even.Tests[0].ValidatorArgs != nil || !slices.Equal(even.Tests[1].ValidatorArgs, []string{"even"}) {
+		t.Fatalf("kattis-even's tests: %+v", even.Tests)
+	}
+	check(validate, even.Tests[0], "1\n", 42, "fine")
+	check(validate, even.Tests[1], "4\n", 42, "fine")
+	check(validate, even.Tests[1], "3\n", 43, "is odd")
+	check(validate, even.Tests[1], "7\n", 43, "not in [3, 6]")
+	check(validate, even.Tests[1], "4 4\n", 43, "more than one token")
+
+	guess, dir := loadExample(t, "kattis-guess")
+	if !guess.Interactive || len(guess.Tests) != 2 || !slices.Equal(guess.Tests[0].ValidatorArgs, []string{"max_guesses", "20"}) {
+		t.Fatalf("kattis-guess: %+v", guess)
+	}
+	inter := gcc(t, guess.Interactor.Source)
+	check(inter, guess.Tests[0], "0\n", 43, "not an integer in 1..1000000")
+	check(inter, guess.Tests[0], "17\n", 42, "found 17 in 1 guesses (at most 20)")
+	check(inter, guess.Tests[0], "", 43, "stopped after 0 guesses")
+	sol := gcc(t, filepath.Join(dir, "submissions", "accepted", "search.c"))
+	for _, tc := range guess.Tests {
+		fb := t.TempDir() + "/"
+		if code := interact(t, inter, tc.Input, tc.Answer, fb, "max_guesses", "20", sol); code != 42 {
+			t.Errorf("search on %s: validator exit %d, want 42", tc.Name, code)
+		}
 	}
 }
