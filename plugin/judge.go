@@ -190,16 +190,35 @@ func (r *Runner) judge(ctx context.Context, req JudgeRequest) (JudgeResult, erro
 	began := time.Now()
 	out.Tests = pl.judgeAll(ctx)
 	out.TestsWall = time.Since(began)
-	out.Verdict = AC
-	for _, tr := range out.Tests {
-		if Worse(tr.Verdict, out.Verdict) {
-			out.Verdict, out.Note, out.Cause = tr.Verdict, "test "+tr.Name+": "+tr.Note, tr.Cause
-		}
-	}
+	out.Verdict, out.Note, out.Cause = submissionVerdict(p, out.Tests)
 	if ctx.Err() != nil {
 		out.Verdict, out.Note, out.Cause = IE, "judging interrupted: "+ctx.Err().Error(), CauseInterrupted
 	}
 	return out, nil
+}
+
+// submissionVerdict is the verdict of a submission judged on tests: its
+// worst test's, or its first rejected test's where the problem says so;
+// a failure of ours or the problem's (IE, CF) decides either way.
+func submissionVerdict(p *problem.Problem, tests []TestResult) (Verdict, string, Cause) {
+	var first, worst *TestResult
+	for i := range tests {
+		tr := &tests[i]
+		if worst == nil || Worse(tr.Verdict, worst.Verdict) {
+			worst = tr
+		}
+		if first == nil && tr.Verdict != AC {
+			first = tr
+		}
+	}
+	pick := worst
+	if p.FirstRejectionDecides && first != nil && worst.Verdict != IE && worst.Verdict != CF {
+		pick = first
+	}
+	if pick == nil || pick.Verdict == AC {
+		return AC, "", ""
+	}
+	return pick.Verdict, "test " + pick.Name + ": " + pick.Note, pick.Cause
 }
 
 // testRun is one test of a judge, as its slot runs it.

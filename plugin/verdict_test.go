@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/plugin/compare"
+	"github.com/podjail/podjail/plugin/problem"
 	"github.com/podjail/podjail/plugin/runner"
 )
 
@@ -94,5 +95,23 @@ func TestHelperFailedIsNeverTheSubmissions(t *testing.T) {
 	}
 	if _, _, failed := helperFailed("checker", runner.RunResult{ExitCode: 1}, nil); failed {
 		t.Error("a checker that exited 1 (WA) counted as failed")
+	}
+}
+
+func TestSubmissionVerdict(t *testing.T) {
+	tests := []TestResult{{Name: "1", Verdict: AC}, {Name: "2", Verdict: WA, Note: "differs"}, {Name: "3", Verdict: TLE}, {Name: "4", Verdict: AC}}
+	worst, first := &problem.Problem{}, &problem.Problem{FirstRejectionDecides: true}
+	if v, note, _ := submissionVerdict(worst, tests); v != TLE || note != "test 3: " {
+		t.Errorf("worst: %s %q, want TLE on test 3", v, note)
+	}
+	if v, note, _ := submissionVerdict(first, tests); v != WA || note != "test 2: differs" {
+		t.Errorf("first rejection: %s %q, want WA on test 2", v, note)
+	}
+	voided := append(append([]TestResult(nil), tests...), TestResult{Name: "5", Verdict: CF, Note: "the checker failed"})
+	if v, _, _ := submissionVerdict(first, voided); v != CF {
+		t.Errorf("a checker failure after a rejection: %s, want CF", v)
+	}
+	if v, note, _ := submissionVerdict(first, tests[:1]); v != AC || note != "" {
+		t.Errorf("all accepted: %s %q", v, note)
 	}
 }

@@ -132,7 +132,7 @@ func (l *loader) kattis() (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Problem{Format: FormatKattis, MemoryBytes: KattisMemoryBytes, OutputBytes: KattisOutputBytes}
+	p := &Problem{Format: FormatKattis, MemoryBytes: KattisMemoryBytes, OutputBytes: KattisOutputBytes, FirstRejectionDecides: true}
 	if n, ok := f["name"]; ok {
 		if p.Name, err = kattisName(n); err != nil {
 			return nil, err

@@ -127,6 +127,12 @@ type Problem struct {
 	// Zero value: validator.Testlib (see Validator).
 	Protocol validator.Protocol
 
+	// FirstRejectionDecides makes a submission's verdict its first
+	// rejected test's, in the tests' order, as Kattis and DOMjudge report
+	// it (set for Kattis packages). Zero value: its worst test's.
+	// Failures of the judge's or the problem's (IE, CF) decide either way.
+	FirstRejectionDecides bool
+
 	// Tests: samples first, then the others, each part in natural order
 	// (2 before 10); never empty.
 	Tests []Test
