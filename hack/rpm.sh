@@ -71,7 +71,7 @@ want "$main" /usr/bin/podjail /usr/libexec/podjail/podjail-shim /usr/libexec/pod
 	/usr/share/bash-completion/completions/podjail /usr/share/zsh/site-functions/_podjail \
 	/usr/share/fish/vendor_completions.d/podjail.fish
 # A man page per command, compressed or not as the host's rpm does.
-for page in podjail podjail-run podjail-judge podjail-omegajail podjail-isolate podjail-doctor podjail-bench \
+for page in podjail podjail-run podjail-judge podjail-verify podjail-omegajail podjail-isolate podjail-doctor podjail-bench \
 	podjail-serve podjail-health podjail-version podjail-completion; do
 	rpm -qlp "$main" 2>/dev/null | grep -E "^/usr/share/man/man1/$page\.1(\.gz)?\$" >/dev/null || {
 		echo "rpm.sh: $(basename "$main") lacks the man page $page.1" >&2

@@ -58,7 +58,7 @@ Run "podjail COMMAND --help" for a command's flags; exit codes are in README.md.
 	root.Flags().Bool("version", false, "print podjail's version")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
-		newRunCommand(c), newJudgeCommand(c), newOmegajailCommand(c), newIsolateCommand(c),
+		newRunCommand(c), newJudgeCommand(c), newVerifyCommand(c), newOmegajailCommand(c), newIsolateCommand(c),
 		newDoctorCommand(c), newBenchCommand(c), newServeCommand(c), newHealthCommand(c),
 		newVersionCommand(c), newCompletionCommand(c), newGenDocsCommand(c))
 	return root

@@ -16,6 +16,7 @@ import (
 	"github.com/podjail/podjail/plugin"
 	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
+	"github.com/podjail/podjail/plugin/runner"
 	"github.com/podjail/podjail/plugin/sandbox"
 )
 
@@ -68,58 +69,17 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 	if err != nil {
 		return fail(exitUsage, err)
 	}
-	svc, closeSvc, err := dialService(ctx, *f.service, log)
+	j, code, err := openJudger(ctx, f, log)
 	if err != nil {
-		return fail(exitFailure, err)
+		return fail(code, err)
 	}
-	if svc != nil {
-		defer closeSvc()
-		if *f.langFile != "" {
-			return fail(exitUsage, errors.New("--languages does not apply through a service, whose table is its own (podjail serve --languages); --service none judges here"))
-		}
-	}
-	// Through a service, --lang is the service's to look up.
-	table := lang.Default()
-	if *f.langFile != "" {
-		if table, err = lang.Load(*f.langFile); err != nil {
-			return fail(exitUsage, err)
-		}
-	}
-	var l lang.Language
-	switch {
-	case svc != nil && *f.langName != "":
-		l = lang.Language{ID: *f.langName, Name: *f.langName}
-	case *f.langName != "":
-		l, err = table.Lookup(*f.langName)
-	default:
-		l, err = table.ForFile(sourcePath)
-	}
+	defer j.close()
+	l, err := j.language(*f.langName, sourcePath)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
 	progress := newProgress(stderr, isTerminal(stderr))
-	var res plugin.JudgeResult
-	if svc != nil {
-		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
-		res, err = judgeThroughService(ctx, svc, sandbox.JudgeRequest{ProblemDir: prob.Dir, Language: l.ID, Source: source,
-			StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE}, progress)
-	} else {
-		var shimPath string
-		if shimPath, err = findShim(*f.shim); err != nil {
-			return fail(exitUsage, err)
-		}
-		if shimPath == "" {
-			return fail(exitUsage, errors.New("judging needs podjail-shim: put it beside podjail or pass --shim"))
-		}
-		var runner *plugin.Runner
-		if runner, err = newRunner(ctx, *f.url, shimPath, log); err != nil {
-			return fail(exitFailure, err)
-		}
-		defer runner.Close(context.WithoutCancel(ctx))
-		req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: table, StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE, Progress: progress.update}
-		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
-		res, err = runner.Judge(ctx, req)
-	}
+	res, err := j.judge(ctx, prob, l, source, progress, stderr, log)
 	progress.done()
 	if err != nil {
 		if isBadInput(err) {
@@ -141,6 +101,87 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 		return exitFailure
 	}
 	return exitRejected
+}
+
+// judger judges submissions as podjail judge's flags say: in this process
+// (its Runner) or through a service (svc).
+type judger struct {
+	f      judgeFlags
+	svc    *sandbox.Client
+	runner *plugin.Runner
+	table  *lang.Table
+	close  func()
+}
+
+// openJudger makes a judger from f; on error, the exit code to give.
+func openJudger(ctx context.Context, f judgeFlags, log hclog.Logger) (*judger, int, error) {
+	j := &judger{f: f, table: lang.Default(), close: func() {}}
+	svc, closeSvc, err := dialService(ctx, *f.service, log)
+	if err != nil {
+		return nil, exitFailure, err
+	}
+	if svc != nil {
+		if *f.langFile != "" {
+			closeSvc()
+			return nil, exitUsage, errors.New("--languages does not apply through a service, whose table is its own (podjail serve --languages); --service none judges here")
+		}
+		j.svc, j.close = svc, func() { closeSvc() }
+		return j, exitOK, nil
+	}
+	if *f.langFile != "" {
+		if j.table, err = lang.Load(*f.langFile); err != nil {
+			return nil, exitUsage, err
+		}
+	}
+	return j, exitOK, nil
+}
+
+// inProcess makes the judger's Runner, once.
+func (j *judger) inProcess(ctx context.Context, log hclog.Logger) error {
+	if j.runner != nil {
+		return nil
+	}
+	shimPath, err := findShim(*j.f.shim)
+	if err != nil {
+		return &runner.RequestError{Field: "shim", Err: err}
+	}
+	if shimPath == "" {
+		return &runner.RequestError{Field: "shim", Err: errors.New("judging needs podjail-shim: put it beside podjail or pass --shim")}
+	}
+	if j.runner, err = newRunner(ctx, *j.f.url, shimPath, log); err != nil {
+		return err
+	}
+	j.close = func() { j.runner.Close(context.WithoutCancel(ctx)) }
+	return nil
+}
+
+// language is the submission's language: name (--lang), else told from
+// sourcePath's extension. Through a service, a name is the service's to
+// look up.
+func (j *judger) language(name, sourcePath string) (lang.Language, error) {
+	switch {
+	case j.svc != nil && name != "":
+		return lang.Language{ID: name, Name: name}, nil
+	case name != "":
+		return j.table.Lookup(name)
+	}
+	return j.table.ForFile(sourcePath)
+}
+
+// judge judges source in l on every test of prob, drawing progress.
+func (j *judger) judge(ctx context.Context, prob *problem.Problem, l lang.Language, source []byte, progress *progress, stderr io.Writer, log hclog.Logger) (plugin.JudgeResult, error) {
+	f := j.f
+	if j.svc != nil {
+		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
+		return judgeThroughService(ctx, j.svc, sandbox.JudgeRequest{ProblemDir: prob.Dir, Language: l.ID, Source: source,
+			StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE}, progress)
+	}
+	if err := j.inProcess(ctx, log); err != nil {
+		return plugin.JudgeResult{}, err
+	}
+	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: j.table, StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE, Progress: progress.update}
+	fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
+	return j.runner.Judge(ctx, req)
 }
 
 func printJudgement(w io.Writer, res plugin.JudgeResult) {

@@ -25,7 +25,7 @@ func podjailHere(args ...string) cmdResult {
 
 // podjailCommands are the commands whose flags are podjail's own (the
 // fronts parse as the tools they imitate).
-var podjailCommands = []string{"run", "judge", "doctor", "bench", "serve", "health", "version"}
+var podjailCommands = []string{"run", "judge", "verify", "doctor", "bench", "serve", "health", "version"}
 
 // usagePattern is every command's usage line: the command, [flags], the
 // flags it cannot do without, its arguments.

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/hashicorp/go-hclog"
+	"github.com/spf13/cobra"
+
+	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/problem"
+)
+
+// expectation is what a Kattis package's submissions/ folder says of the
+// submissions in it (the 2025-09 spec's defaults, which the older versions'
+// folders agree with): the verdicts every test may have, and the ones of
+// which at least one must appear.
+type expectation struct {
+	allowed, required []plugin.Verdict // required empty: every test allowed
+}
+
+var expectations = map[string]expectation{
+	"accepted":            {allowed: []plugin.Verdict{plugin.AC}},
+	"wrong_answer":        {allowed: []plugin.Verdict{plugin.AC, plugin.WA}, required: []plugin.Verdict{plugin.WA}},
+	"time_limit_exceeded": {allowed: []plugin.Verdict{plugin.AC, plugin.TLE}, required: []plugin.Verdict{plugin.TLE}},
+	"run_time_error":      {allowed: []plugin.Verdict{plugin.AC, plugin.RTE}, required: []plugin.Verdict{plugin.RTE}},
+	"rejected":            {allowed: []plugin.Verdict{plugin.AC, plugin.WA, plugin.TLE, plugin.RTE}, required: []plugin.Verdict{plugin.WA, plugin.TLE, plugin.RTE}},
+	"brute_force":         {allowed: []plugin.Verdict{plugin.AC, plugin.TLE, plugin.RTE}, required: []plugin.Verdict{plugin.TLE, plugin.RTE}},
+}
+
+// kattisVerdict is how the format names a test's verdict: it has no
+// presentation error, and a memory or output limit, or a forbidden system
+// call, is a run-time error there.
+func kattisVerdict(v plugin.Verdict) plugin.Verdict {
+	switch v {
+	case plugin.PE:
+		return plugin.WA
+	case plugin.MLE, plugin.OLE, plugin.RFE:
+		return plugin.RTE
+	}
+	return v
+}
+
+// Verification is one submission's check against its folder.
+type Verification struct {
+	Submission string              `json:"submission"` // path under submissions/
+	Folder     string              `json:"folder"`
+	Language   string              `json:"language,omitempty"`
+	OK         bool                `json:"ok"`
+	Skipped    bool                `json:"skipped,omitempty"`
+	Note       string              `json:"note,omitempty"`
+	Verdict    plugin.Verdict      `json:"verdict,omitempty"` // the format's name for the submission's verdict
+	Slowest    string              `json:"slowest_test,omitempty"`
+	SlowestNs  time.Duration       `json:"slowest_time_ns,omitempty"`
+	Judgement  *plugin.JudgeResult `json:"judgement,omitempty"`
+}
+
+func newVerifyCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "verify [flags] PACKAGE",
+		Short: "judge every submission of a Kattis problem package against its folder's verdict",
+		Long: "Judges every program in PACKAGE/submissions/ (accepted, wrong_answer, time_limit_exceeded, " +
+			"run_time_error, rejected, brute_force) on every test, each run in a fresh container, and checks " +
+			"its verdicts against what its folder says. Exits 0 when every judged submission is as its " +
+			"folder says, 3 when one is not, 1 when judging failed.",
+		Args: exactArgs(1, "PACKAGE"),
+	}
+	fs := cmd.Flags()
+	var f judgeFlags
+	f.url = urlFlag(fs)
+	f.langFile = fs.String("languages", "", languagesUsage)
+	f.shim = fs.String("shim", "", shimUsage)
+	f.asJSON = fs.Bool("json", false, "print the report as JSON on stdout")
+	f.service = serviceFlag(fs)
+	f.retryIE = fs.Bool("retry-ie", false, "judge a test that ended IE once more on a fresh container before stopping")
+	f.parallel = fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
+	noStop, noLang := false, ""
+	f.stopFirst, f.langName = &noStop, &noLang
+	cmd.RunE = c.onHost(func(ctx context.Context, args []string, log hclog.Logger) int {
+		return verify(ctx, f, args[0], c.stdout, c.stderr, log)
+	})
+	return cmd
+}
+
+// verify is podjail verify once its flags are read.
+func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Writer, log hclog.Logger) int {
+	fail := func(code int, err error) int {
+		fmt.Fprintf(stderr, "podjail verify: %v\n", err)
+		return code
+	}
+	prob, err := problem.Load(dir)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	if prob.Format != problem.FormatKattis {
+		return fail(exitUsage, fmt.Errorf("%s is not a Kattis package (no data/): podjail verify checks a Kattis package's submissions/", prob.Dir))
+	}
+	subs, err := submissions(prob.Dir)
+	if err != nil {
+		return fail(exitUsage, err)
+	}
+	j, code, err := openJudger(ctx, f, log)
+	if err != nil {
+		return fail(code, err)
+	}
+	defer j.close()
+	var report []Verification
+	for _, s := range subs {
+		v := Verification{Submission: s.rel, Folder: s.folder}
+		l, lerr := j.language("", s.path)
+		switch {
+		case s.folder == "partially_accepted":
+			v.Skipped, v.Note = true, "partially accepted submissions belong to scoring problems, which podjail does not judge yet"
+		case s.dir:
+			v.Skipped, v.Note = true, "a submission of several files: not supported yet"
+		case lerr != nil:
+			v.Skipped, v.Note = true, lerr.Error()
+		}
+		if v.Skipped {
+			fmt.Fprintf(stderr, "skipping %s: %s\n", s.rel, v.Note)
+			report = append(report, v)
+			continue
+		}
+		v.Language = l.ID
+		source, err := os.ReadFile(s.path)
+		if err != nil {
+			return fail(exitUsage, err)
+		}
+		progress := newProgress(stderr, isTerminal(stderr))
+		res, err := j.judge(ctx, prob, l, source, progress, stderr, log)
+		progress.done()
+		if err != nil {
+			if isBadInput(err) {
+				return fail(exitUsage, fmt.Errorf("%s: %w", s.rel, err))
+			}
+			return fail(exitFailure, fmt.Errorf("%s: %w", s.rel, err))
+		}
+		check(&v, res, expectations[s.folder])
+		report = append(report, v)
+	}
+	if *f.asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		_ = enc.Encode(report)
+	} else {
+		printVerification(stdout, report)
+	}
+	code = exitOK
+	for _, v := range report {
+		switch {
+		case v.Judgement != nil && (v.Judgement.Verdict == plugin.IE || v.Judgement.Verdict == plugin.CF):
+			return exitFailure
+		case !v.OK && !v.Skipped:
+			code = exitRejected
+		}
+	}
+	return code
+}
+
+// check sets v from res, judged against e.
+func check(v *Verification, res plugin.JudgeResult, e expectation) {
+	v.Judgement = &res
+	v.Verdict = kattisVerdict(res.Verdict)
+	for _, t := range res.Tests {
+		if t.Time >= v.SlowestNs {
+			v.Slowest, v.SlowestNs = t.Name, t.Time
+		}
+	}
+	if res.Verdict == plugin.CE || res.Verdict == plugin.IE || res.Verdict == plugin.CF {
+		v.Note = fmt.Sprintf("%s: %s", res.Verdict, res.Note)
+		return
+	}
+	seen := false
+	for _, t := range res.Tests {
+		k := kattisVerdict(t.Verdict)
+		if !slices.Contains(e.allowed, k) {
+			v.Note = fmt.Sprintf("test %s is %s, which %s/ does not allow (%s): %s", t.Name, k, v.Folder, verdictList(e.allowed), t.Note)
+			return
+		}
+		seen = seen || slices.Contains(e.required, k)
+	}
+	if len(e.required) > 0 && !seen {
+		v.Note = fmt.Sprintf("no test is %s, which %s/ requires of at least one", verdictList(e.required), v.Folder)
+		return
+	}
+	v.OK = true
+}
+
+func verdictList(vs []plugin.Verdict) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, " or ")
+}
+
+func printVerification(w io.Writer, report []Verification) {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SUBMISSION\tLANGUAGE\tVERDICT\tSLOWEST\tRESULT")
+	bad, skipped := 0, 0
+	for _, v := range report {
+		result := "as expected"
+		switch {
+		case v.Skipped:
+			result, skipped = "skipped: "+v.Note, skipped+1
+		case !v.OK:
+			result, bad = "NOT AS EXPECTED: "+v.Note, bad+1
+		}
+		slowest := ""
+		if v.Slowest != "" {
+			slowest = fmt.Sprintf("%.3f s (%s)", v.SlowestNs.Seconds(), v.Slowest)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", v.Submission, v.Language, v.Verdict, slowest, result)
+	}
+	_ = tw.Flush()
+	fmt.Fprintf(w, "%d submissions: %d as expected, %d not, %d skipped\n", len(report), len(report)-bad-skipped, bad, skipped)
+}
+
+// submission is one program in a package's submissions/.
+type submission struct {
+	folder, rel, path string
+	dir               bool // a directory: a submission of several files
+}
+
+// submissions lists dir/submissions/FOLDER/NAME in order, FOLDER one the
+// format names.
+func submissions(dir string) ([]submission, error) {
+	root := filepath.Join(dir, "submissions")
+	if _, err := os.Stat(filepath.Join(root, "submissions.yaml")); err == nil {
+		return nil, errors.New("submissions/submissions.yaml is not read yet: podjail verify checks each folder's default expectations; remove the file or move its submissions into the folders")
+	}
+	folders, err := os.ReadDir(root)
+	if err != nil {
+		return nil, fmt.Errorf("%s: a package's submissions live in submissions/accepted/, submissions/wrong_answer/ and the like: %w", root, err)
+	}
+	var out []submission
+	for _, fo := range folders {
+		if strings.HasPrefix(fo.Name(), ".") || !fo.IsDir() {
+			continue
+		}
+		if fo.Name() == "partially_accepted" {
+			out = append(out, submission{folder: fo.Name(), rel: fo.Name() + "/", path: filepath.Join(root, fo.Name()), dir: true})
+			continue
+		}
+		if _, ok := expectations[fo.Name()]; !ok {
+			known := make([]string, 0, len(expectations))
+			for k := range expectations {
+				known = append(known, k)
+			}
+			slices.Sort(known)
+			return nil, fmt.Errorf("submissions/%s/: not a folder the format names (%s)", fo.Name(), strings.Join(known, ", "))
+		}
+		entries, err := os.ReadDir(filepath.Join(root, fo.Name()))
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range entries {
+			if strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			out = append(out, submission{folder: fo.Name(), rel: fo.Name() + "/" + e.Name(), path: filepath.Join(root, fo.Name(), e.Name()), dir: e.IsDir()})
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no submissions", root)
+	}
+	return out, nil
+}
