@@ -304,34 +304,61 @@ func TestJudgeKattisPackage(t *testing.T) {
 	}
 }
 
-// Kattis output validators as the format calls them, in its 2025-09 and
-// 2023-07 draft layouts: the arguments of the test groups, the feedback
-// directory's judge message in the note; an interactive validator's
-// rejection decides before the crash that follows it (problemtools' rule).
-func TestJudgeKattisValidators(t *testing.T) {
+// podjail verify on the Kattis examples: every submission judged and as
+// its folder says, through output validators called as the format calls
+// them (2025-09 and 2023-07 draft layouts, the groups' arguments, the
+// feedback directory's judge message in the note, an interactive
+// validator's rejection deciding before the crash that follows it, as
+// problemtools judges it); and a package whose submission is not where
+// its verdict belongs, which verify names and exits 3 for.
+func TestVerifyKattisPackages(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, _ := judgeFiles(t, env)
-	for _, c := range []struct {
-		problem, submission string
-		verdict             plugin.Verdict
-		test, note          string
-	}{
-		{"kattis-even", "accepted/smallest_even.c", plugin.AC, "", ""},
-		{"kattis-even", "wrong_answer/smallest.c", plugin.WA, "secret/1", "3 is odd, and this group wants an even number"},
-		{"kattis-guess", "accepted/search.c", plugin.AC, "", ""},
-		{"kattis-guess", "wrong_answer/crash_after_reject.c", plugin.WA, "secret/1", `guess 1 is not an integer in 1..1000000: "0" (at most 20 guesses)`},
-	} {
-		dir := filepath.Join(problems, c.problem)
-		res, _ := judgeJSON(t, env, dir, filepath.Join(dir, "submissions", c.submission))
-		if res.Verdict != c.verdict {
-			t.Errorf("%s %s: %s (%s), want %s", c.problem, c.submission, res.Verdict, res.Note, c.verdict)
+	notes := map[string]string{
+		"wrong_answer/smallest.c":           "3 is odd, and this group wants an even number",
+		"wrong_answer/crash_after_reject.c": `guess 1 is not an integer in 1..1000000: "0" (at most 20 guesses)`,
+	}
+	for _, name := range []string{"kattis-even", "kattis-guess"} {
+		r := podjail(t, env, "verify", "--json", filepath.Join(problems, name))
+		var report []Verification
+		if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || r.code != exitOK || len(report) != 2 {
+			t.Errorf("verify %s: exit %d, %d submissions (%v); stderr %s", name, r.code, len(report), err, r.stderr)
 			continue
 		}
-		for _, tr := range res.Tests {
-			if tr.Name == c.test && (tr.Verdict != c.verdict || !strings.Contains(tr.Note, c.note)) {
-				t.Errorf("%s %s: test %s %s %q, want %s with %q", c.problem, c.submission, tr.Name, tr.Verdict, tr.Note, c.verdict, c.note)
+		for _, v := range report {
+			if !v.OK || v.Judgement == nil {
+				t.Errorf("%s %s: %s (%s)", name, v.Submission, v.Verdict, v.Note)
+				continue
+			}
+			want, ok := notes[v.Submission]
+			if !ok {
+				continue
+			}
+			if tr := v.Judgement.Tests[1]; tr.Name != "secret/1" || tr.Verdict != plugin.WA || !strings.Contains(tr.Note, want) {
+				t.Errorf("%s %s: test %s %s %q, want WA with %q", name, v.Submission, tr.Name, tr.Verdict, tr.Note, want)
 			}
 		}
+	}
+	dir := filepath.Join(t.TempDir(), "misplaced")
+	if err := os.CopyFS(dir, os.DirFS(filepath.Join(problems, "kattis-even"))); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, "submissions")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "submissions", "accepted"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	wrong, err := os.ReadFile(filepath.Join(problems, "kattis-even", "submissions", "wrong_answer", "smallest.c"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "submissions", "accepted", "smallest.c"), wrong, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := podjail(t, env, "verify", dir)
+	if r.code != exitRejected || !strings.Contains(r.stdout, "accepted/smallest.c") || !strings.Contains(r.stdout, "NOT AS EXPECTED: test secret/1 is WA, which accepted/ does not allow") {
+		t.Errorf("a misplaced submission: exit %d, stdout %s, stderr %s; want exit %d naming accepted/smallest.c", r.code, r.stdout, r.stderr, exitRejected)
 	}
 	assertNothingLeft(t, env, "")
 }
