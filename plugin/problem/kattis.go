@@ -15,16 +15,19 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Kattis packages (legacy format). How they map onto a Problem:
+// Kattis packages, every version (kattis_legacy.go, kattis_2023.go where
+// they differ; kattis_data.go for data/). How they map onto a Problem:
 //
-//   - Time limit: limits.time_limit (seconds, from the newer spec) if set,
-//     else the .timelimit file at the root, else an error: podjail does not
-//     derive time limits from the judge solutions, so time_multiplier and
-//     time_safety_margin are checked but unused.
+//   - Time limit: limits.time_limit (seconds) if set, else the .timelimit
+//     file at the root, else an error: podjail does not derive time limits
+//     from the judge solutions, so the time multipliers are checked but
+//     unused.
 //   - limits.memory and limits.output are MiB; unset they default to
-//     KattisMemoryBytes and KattisOutputBytes. The other limits (code,
-//     compilation_*, validation_*) are checked but unused.
-//   - validation "default": validator_flags become a comparator:
+//     KattisMemoryBytes and KattisOutputBytes. The other limits are checked
+//     but unused.
+//   - The default validator: its flags (legacy validator_flags, then the
+//     groups' and the test's arguments) become a comparator, the problem's
+//     or a test's:
 //
 //     no flags                          -> "case-insensitive"
 //     case_sensitive                    -> "tokens"
@@ -43,52 +46,23 @@ import (
 //     tolerance, tokens that are not numbers are compared exactly, also for
 //     case, where Kattis ignores case unless case_sensitive; and
 //     space_change_sensitive together with a float tolerance is an error.
-//   - validation "custom": the one program in output_validators/ is the
-//     Checker; "custom interactive": it is the Interactor. Its validator_flags
-//     cannot be passed (an error), nor can per-group output_validator_flags
-//     in testdata.yaml; "score", type scoring, build/run scripts, several
-//     validators and Python 2 are errors too.
+//   - A custom validator (legacy: validation custom; since 2023-07: a
+//     program in output_validator/) is the Checker, or the Interactor for an
+//     interactive problem, called by validator.Kattis with the same
+//     arguments the default one would get. Scoring, build/run scripts,
+//     several validators and Python 2 are errors.
 //   - Tests: data/sample/** (Sample) and data/secret/** in natural order,
 //     named by the path under data/ without extension ("secret/group1/03").
 //     Kattis sorts lexicographically; the two agree on zero-padded names.
 //     .interaction, .hint, .desc and image files are ignored.
-
-var kattisFields = []string{
-	"problem_format_version", "type", "name", "uuid", "author", "source",
-	"source_url", "license", "rights_owner", "limits", "validation",
-	"validator_flags", "grading", "keywords", "languages",
-}
-
-// The 2023-07 drafts' and 2025-09's problem.yaml.
-var kattisModernFields = []string{
-	"problem_format_version", "type", "name", "uuid", "version", "credits", "source",
-	"license", "rights_owner", "embargo_until", "limits", "keywords", "languages",
-	"allow_file_writing", "constants",
-}
-
-var kattisLimits = []string{
-	"time_limit", "time_multiplier", "time_safety_margin", "memory", "output",
-	"code", "compilation_time", "compilation_memory", "validation_time",
-	"validation_memory", "validation_output",
-}
-
-var kattisModernLimits = []string{
-	"time_multipliers", "time_limit", "time_resolution", "memory", "output", "code",
-	"compilation_time", "compilation_memory", "validation_time", "validation_memory",
-	"validation_output", "validation_passes",
-}
+//   - The submission's verdict is its first rejected test's
+//     (FirstRejectionDecides).
 
 // Versions of the format: the legacy ones, and the ones since 2023-07
 // (its drafts, 2025-09), which share one layout as far as podjail reads it.
 var (
 	kattisLegacyVersions = []string{"legacy", "legacy-icpc"}
 	kattisModernVersions = []string{"2023-07-draft", "2023-07", "2025-09-draft", "2025-09", "draft"}
-)
-
-// Problem types of the format (type:), and the ones podjail judges.
-var (
-	kattisTypes       = []string{"pass-fail", "scoring", "multi-pass", "interactive", "submit-answer"}
-	kattisJudgedTypes = []string{"pass-fail", "interactive"}
 )
 
 // Directories in data/ other than sample/ and secret/ that newer versions
@@ -147,103 +121,6 @@ func (l *loader) kattis() (*Problem, error) {
 		err = l.kattisLegacy(f, p)
 	}
 	return p, err
-}
-
-// kattisLegacy reads the rest of a legacy problem.yaml (f) into p.
-func (l *loader) kattisLegacy(f map[string]*yaml.Node, p *Problem) error {
-	const file = problemYAML
-	get := func(key string) (string, error) {
-		if n, ok := f[key]; ok {
-			return str(file, key, n)
-		}
-		return "", nil
-	}
-	if v, err := get("type"); err != nil {
-		return err
-	} else if v != "" && v != "pass-fail" {
-		return errf(file, "type", "%q is not supported: podjail judges pass-fail problems only", v)
-	}
-	if err := l.kattisLimits(f["limits"], kattisLimits, p); err != nil {
-		return err
-	}
-	validation, err := get("validation")
-	if err != nil {
-		return err
-	}
-	flags, err := get("validator_flags")
-	if err != nil {
-		return err
-	}
-	words := strings.Fields(validation)
-	custom, interactive := false, false
-	switch {
-	case len(words) == 0 || len(words) == 1 && words[0] == "default":
-		if l.hasValidators(validatorsDir) {
-			return errf(file, "validation", "is default but output_validators/ holds a validator: set `validation: custom` to use it, or remove it")
-		}
-	case words[0] == "custom":
-		custom = true
-		for _, w := range words[1:] {
-			switch w {
-			case "interactive":
-				interactive = true
-			case "score":
-				return errf(file, "validation", "%q: scoring validators are not supported, podjail judges pass-fail", validation)
-			default:
-				return errf(file, "validation", "%q: unknown option %q (use custom or custom interactive)", validation, w)
-			}
-		}
-	default:
-		return errf(file, "validation", "%q: must be default, custom or custom interactive", validation)
-	}
-	return l.kattisValidation(p, validatorsDir, custom, interactive, strings.Fields(flags), false)
-}
-
-// kattisModern reads the rest of a problem.yaml of 2023-07 or later (f)
-// into p.
-func (l *loader) kattisModern(f map[string]*yaml.Node, p *Problem) error {
-	const file = problemYAML
-	types := []string{"pass-fail"}
-	if n, ok := f["type"]; ok {
-		var err error
-		if types, err = argList(file, "type", n); err != nil {
-			return err
-		}
-		if len(types) == 0 {
-			return errf(file, "type", "must not be empty: pass-fail, or a list such as [pass-fail, interactive]")
-		}
-	}
-	interactive := false
-	for i, t := range types {
-		switch {
-		case !contains(kattisTypes, t):
-			return errf(file, "type", "unknown type %q: the format's types are %s", t, strings.Join(kattisTypes, ", "))
-		case contains(types[:i], t):
-			return errf(file, "type", "%q is listed twice", t)
-		case !contains(kattisJudgedTypes, t):
-			return errf(file, "type", "%q problems are not supported yet: podjail judges %s", t, strings.Join(kattisJudgedTypes, " and "))
-		}
-		interactive = interactive || t == "interactive"
-	}
-	if n, ok := f["constants"]; ok && !(n.Kind == yaml.MappingNode && len(n.Content) == 0) {
-		return errf(file, "constants", "are not supported yet: podjail does not substitute {{constants}} in the package's files")
-	}
-	if n, ok := f["allow_file_writing"]; ok {
-		if _, err := boolean(file, "allow_file_writing", n); err != nil {
-			return err
-		}
-	}
-	if l.isDir("include") {
-		return errf("include", "", "included files are not supported yet: podjail builds a submission from its own files only")
-	}
-	if err := l.kattisLimits(f["limits"], kattisModernLimits, p); err != nil {
-		return err
-	}
-	custom := l.hasValidators(modernValidatorDir)
-	if interactive && !custom {
-		return errf(file, "type", "is interactive but output_validator/ holds no validator: an interactive problem needs one")
-	}
-	return l.kattisValidation(p, modernValidatorDir, custom, interactive, nil, true)
 }
 
 // kattisValidation sets p's validation: a custom validator from dir, or

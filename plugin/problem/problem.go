@@ -27,14 +27,15 @@
 // input path as argv[1], talks to the solution over stdin/stdout, and exits
 // with the same codes.
 //
-// The Kattis layout (Format "kattis") is the legacy Kattis problem package
-// format (https://www.kattis.com/problem-package-format/): problem.yaml,
-// data/sample/ and data/secret/ (recursive), output_validators/. Its output
-// validators follow the Kattis convention instead: run as
-// `validator input answer feedback_dir < output`, exit 42 (accepted) or 43
-// (wrong answer), anything else is a validator failure. See kattis.go for
-// how the default validator's flags map onto a comparator and what cannot be
-// expressed.
+// The Kattis layout (Format "kattis") is the Kattis problem package format
+// (https://www.kattis.com/problem-package-format/), legacy and the
+// versions since 2023-07: problem.yaml, data/sample/ and data/secret/
+// (recursive, with their configuration files), and the output validator.
+// Its validators follow the Kattis convention instead (validator.Kattis):
+// run as `validator input answer feedback_dir/ [args] < output`, exit 42
+// (accepted) or 43 (wrong answer), anything else is a validator failure.
+// See kattis.go for how the default validator's flags map onto a
+// comparator and what cannot be expressed.
 //
 // A folder with a data/ directory is read as a Kattis package, otherwise as
 // the plain layout.
