@@ -309,8 +309,9 @@ func TestJudgeKattisPackage(t *testing.T) {
 // them (2025-09 and 2023-07 draft layouts, the groups' arguments, the
 // feedback directory's judge message in the note, an interactive
 // validator's rejection deciding before the crash that follows it, as
-// problemtools judges it); and a package whose submission is not where
-// its verdict belongs, which verify names and exits 3 for.
+// problemtools judges it); and a package without a time limit, which gets
+// the one derived from its accepted submission, and whose other
+// "accepted" submission is wrong: verify names it and exits 3.
 func TestVerifyKattisPackages(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, _ := judgeFiles(t, env)
@@ -320,12 +321,12 @@ func TestVerifyKattisPackages(t *testing.T) {
 	}
 	for _, name := range []string{"kattis-even", "kattis-guess"} {
 		r := podjail(t, env, "verify", "--json", filepath.Join(problems, name))
-		var report []Verification
-		if err := json.Unmarshal([]byte(r.stdout), &report); err != nil || r.code != exitOK || len(report) != 2 {
-			t.Errorf("verify %s: exit %d, %d submissions (%v); stderr %s", name, r.code, len(report), err, r.stderr)
+		var rep VerifyReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK || len(rep.Submissions) != 2 || rep.TimeLimit != time.Second {
+			t.Errorf("verify %s: exit %d, %d submissions, time limit %s (%v); stderr %s", name, r.code, len(rep.Submissions), rep.TimeLimit, err, r.stderr)
 			continue
 		}
-		for _, v := range report {
+		for _, v := range rep.Submissions {
 			if !v.OK || v.Judgement == nil {
 				t.Errorf("%s %s: %s (%s)", name, v.Submission, v.Verdict, v.Note)
 				continue
@@ -339,26 +340,37 @@ func TestVerifyKattisPackages(t *testing.T) {
 			}
 		}
 	}
-	dir := filepath.Join(t.TempDir(), "misplaced")
-	if err := os.CopyFS(dir, os.DirFS(filepath.Join(problems, "kattis-even"))); err != nil {
-		t.Fatal(err)
+	dir := filepath.Join(t.TempDir(), "untimed")
+	even := filepath.Join(problems, "kattis-even")
+	for _, d := range []string{"data", "output_validator"} {
+		if err := os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join(even, d))); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if err := os.RemoveAll(filepath.Join(dir, "submissions")); err != nil {
-		t.Fatal(err)
+	files := map[string]string{
+		"problem.yaml":                         "problem_format_version: 2025-09\nname: Untimed\nuuid: 1b0c2f34-5e6f-4a1b-8c9d-0e1f2a3b4c5d\n",
+		"submissions/accepted/smallest_even.c": filepath.Join(even, "submissions", "accepted", "smallest_even.c"),
+		"submissions/accepted/smallest.c":      filepath.Join(even, "submissions", "wrong_answer", "smallest.c"),
 	}
-	if err := os.MkdirAll(filepath.Join(dir, "submissions", "accepted"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	wrong, err := os.ReadFile(filepath.Join(problems, "kattis-even", "submissions", "wrong_answer", "smallest.c"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "submissions", "accepted", "smallest.c"), wrong, 0o644); err != nil {
-		t.Fatal(err)
+	for rel, from := range files {
+		b := []byte(from)
+		if rel != "problem.yaml" {
+			var err error
+			if b, err = os.ReadFile(from); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, rel), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r := podjail(t, env, "verify", dir)
-	if r.code != exitRejected || !strings.Contains(r.stdout, "accepted/smallest.c") || !strings.Contains(r.stdout, "NOT AS EXPECTED: test secret/1 is WA, which accepted/ does not allow") {
-		t.Errorf("a misplaced submission: exit %d, stdout %s, stderr %s; want exit %d naming accepted/smallest.c", r.code, r.stdout, r.stderr, exitRejected)
+	if r.code != exitRejected || !strings.Contains(r.stdout, "time limit: 1.000 s (derived: the slowest accepted submission's") ||
+		!strings.Contains(r.stdout, "NOT AS EXPECTED: test secret/1 is WA, which accepted/ does not allow") || !strings.Contains(r.stdout, "accepted/smallest.c") {
+		t.Errorf("an untimed package with a wrong accepted submission: exit %d, stdout %s, stderr %s; want exit %d, a derived limit of 1 s, accepted/smallest.c named", r.code, r.stdout, r.stderr, exitRejected)
 	}
 	assertNothingLeft(t, env, "")
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,16 +53,29 @@ func kattisVerdict(v plugin.Verdict) plugin.Verdict {
 
 // Verification is one submission's check against its folder.
 type Verification struct {
-	Submission string              `json:"submission"` // path under submissions/
-	Folder     string              `json:"folder"`
-	Language   string              `json:"language,omitempty"`
-	OK         bool                `json:"ok"`
-	Skipped    bool                `json:"skipped,omitempty"`
-	Note       string              `json:"note,omitempty"`
-	Verdict    plugin.Verdict      `json:"verdict,omitempty"` // the format's name for the submission's verdict
-	Slowest    string              `json:"slowest_test,omitempty"`
-	SlowestNs  time.Duration       `json:"slowest_time_ns,omitempty"`
-	Judgement  *plugin.JudgeResult `json:"judgement,omitempty"`
+	Submission string         `json:"submission"` // path under submissions/
+	Folder     string         `json:"folder"`
+	Language   string         `json:"language,omitempty"`
+	OK         bool           `json:"ok"`
+	Skipped    bool           `json:"skipped,omitempty"`
+	Note       string         `json:"note,omitempty"`
+	Verdict    plugin.Verdict `json:"verdict,omitempty"` // the format's name for the submission's verdict
+	Slowest    string         `json:"slowest_test,omitempty"`
+	SlowestNs  time.Duration  `json:"slowest_time_ns,omitempty"`
+	// TimeLimit is the problem's time limit it was judged against (a
+	// time_limit_exceeded submission: that times time_limit_to_tle).
+	TimeLimit time.Duration       `json:"time_limit_ns,omitempty"`
+	Judgement *plugin.JudgeResult `json:"judgement,omitempty"`
+}
+
+// VerifyReport is podjail verify's report.
+type VerifyReport struct {
+	// TimeLimit is the problem's time limit: the package's, or derived
+	// from its slowest accepted submission (TimeLimitFrom says which).
+	TimeLimit     time.Duration  `json:"time_limit_ns"`
+	TimeLimitFrom string         `json:"time_limit_from"`
+	Problems      []string       `json:"problems,omitempty"` // what is wrong with the package itself
+	Submissions   []Verification `json:"submissions"`
 }
 
 func newVerifyCommand(c *cli) *cobra.Command {
@@ -69,8 +83,11 @@ func newVerifyCommand(c *cli) *cobra.Command {
 		Use:   "verify [flags] PACKAGE",
 		Short: "judge every submission of a Kattis problem package against its folder's verdict",
 		Long: "Judges every program in PACKAGE/submissions/ (accepted, wrong_answer, time_limit_exceeded, " +
-			"run_time_error, rejected, brute_force) on every test, each run in a fresh container, and checks " +
-			"its verdicts against what its folder says. Exits 0 when every judged submission is as its " +
+			"run_time_error, rejected, brute_force) on every test, each run in a fresh container of this " +
+			"process, and checks its verdicts against what its folder says. The accepted ones go first; " +
+			"a package without a time limit gets the one the format derives from the slowest of them " +
+			"(times ac_to_time_limit, rounded up to time_resolution); time_limit_exceeded ones are judged " +
+			"against the limit times time_limit_to_tle. Exits 0 when every judged submission is as its " +
 			"folder says, 3 when one is not, 1 when judging failed.",
 		Args: exactArgs(1, "PACKAGE"),
 	}
@@ -80,24 +97,29 @@ func newVerifyCommand(c *cli) *cobra.Command {
 	f.langFile = fs.String("languages", "", languagesUsage)
 	f.shim = fs.String("shim", "", shimUsage)
 	f.asJSON = fs.Bool("json", false, "print the report as JSON on stdout")
-	f.service = serviceFlag(fs)
 	f.retryIE = fs.Bool("retry-ie", false, "judge a test that ended IE once more on a fresh container before stopping")
 	f.parallel = fs.Int("parallel", 0, "how many tests run at once, each on a core of its own (default: one per core podjail may use; 1: one after the other)")
-	noStop, noLang := false, ""
-	f.stopFirst, f.langName = &noStop, &noLang
+	// In this process: each submission is judged against a time limit of
+	// verify's choosing, which a service's judge (the package's own) has
+	// no field for.
+	noStop, noLang, here := false, "", "none"
+	f.stopFirst, f.langName, f.service = &noStop, &noLang, &here
 	cmd.RunE = c.onHost(func(ctx context.Context, args []string, log hclog.Logger) int {
 		return verify(ctx, f, args[0], c.stdout, c.stderr, log)
 	})
 	return cmd
 }
 
-// verify is podjail verify once its flags are read.
+// verify is podjail verify once its flags are read: the accepted
+// submissions first (a package without a time limit gets one derived from
+// the slowest of them, as the format says), then the others against it,
+// the time_limit_exceeded ones against it times time_limit_to_tle.
 func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Writer, log hclog.Logger) int {
 	fail := func(code int, err error) int {
 		fmt.Fprintf(stderr, "podjail verify: %v\n", err)
 		return code
 	}
-	prob, err := problem.Load(dir)
+	prob, err := problem.LoadUntimed(dir)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -113,49 +135,68 @@ func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Wri
 		return fail(code, err)
 	}
 	defer j.close()
-	var report []Verification
-	for _, s := range subs {
-		v := Verification{Submission: s.rel, Folder: s.folder}
-		l, lerr := j.language("", s.path)
-		switch {
-		case s.folder == "partially_accepted":
-			v.Skipped, v.Note = true, "partially accepted submissions belong to scoring problems, which podjail does not judge yet"
-		case s.dir:
-			v.Skipped, v.Note = true, "a submission of several files: not supported yet"
-		case lerr != nil:
-			v.Skipped, v.Note = true, lerr.Error()
-		}
-		if v.Skipped {
-			fmt.Fprintf(stderr, "skipping %s: %s\n", s.rel, v.Note)
-			report = append(report, v)
-			continue
-		}
-		v.Language = l.ID
-		source, err := os.ReadFile(s.path)
-		if err != nil {
-			return fail(exitUsage, err)
-		}
-		progress := newProgress(stderr, isTerminal(stderr))
-		res, err := j.judge(ctx, prob, l, source, progress, stderr, log)
-		progress.done()
-		if err != nil {
-			if isBadInput(err) {
-				return fail(exitUsage, fmt.Errorf("%s: %w", s.rel, err))
+	rep := VerifyReport{TimeLimit: prob.TimeLimit, TimeLimitFrom: "the package"}
+	judgeAll := func(folder func(string) bool, limit time.Duration) int {
+		for _, s := range subs {
+			if !folder(s.folder) {
+				continue
 			}
-			return fail(exitFailure, fmt.Errorf("%s: %w", s.rel, err))
+			v, code, err := verifyOne(ctx, j, prob, s, limit, stderr, log)
+			if err != nil {
+				return fail(code, err)
+			}
+			rep.Submissions = append(rep.Submissions, v)
 		}
-		check(&v, res, expectations[s.folder])
-		report = append(report, v)
+		return exitOK
+	}
+	accepted := func(f string) bool { return f == "accepted" }
+	first := prob.TimeLimit
+	if first == 0 {
+		first = problem.MaxTimeLimit
+	}
+	if code := judgeAll(accepted, first); code != exitOK {
+		return code
+	}
+	var slowest time.Duration
+	for _, v := range rep.Submissions {
+		if v.OK {
+			slowest = max(slowest, v.SlowestNs)
+		}
+	}
+	t := prob.Timing
+	switch exact := slowest.Seconds() * t.ACToTimeLimit; {
+	case prob.TimeLimit == 0 && slowest == 0:
+		return fail(exitUsage, errors.New("the package gives no time limit and no accepted submission ran to derive one from: add `limits: {time_limit: 1}` (seconds) or an accepted submission"))
+	case prob.TimeLimit == 0:
+		rep.TimeLimit = derivedLimit(slowest, t)
+		rep.TimeLimitFrom = fmt.Sprintf("derived: the slowest accepted submission's %.3f s times ac_to_time_limit %g, rounded up to a multiple of %g s", slowest.Seconds(), t.ACToTimeLimit, t.Resolution)
+		if rep.TimeLimit > problem.MaxTimeLimit {
+			return fail(exitUsage, fmt.Errorf("the derived time limit %.3f s (%s) is over podjail's largest, %s", rep.TimeLimit.Seconds(), rep.TimeLimitFrom, problem.MaxTimeLimit))
+		}
+	case exact > prob.TimeLimit.Seconds():
+		rep.Problems = append(rep.Problems, fmt.Sprintf("the time limit %.3f s is tighter than the slowest accepted submission's %.3f s times ac_to_time_limit %g", prob.TimeLimit.Seconds(), slowest.Seconds(), t.ACToTimeLimit))
+	}
+	fmt.Fprintf(stderr, "time limit %.3f s (%s)\n", rep.TimeLimit.Seconds(), rep.TimeLimitFrom)
+	tle := func(f string) bool { return f == "time_limit_exceeded" }
+	high := min(time.Duration(float64(rep.TimeLimit)*t.TimeLimitToTLE), problem.MaxTimeLimit)
+	if code := judgeAll(func(f string) bool { return !accepted(f) && !tle(f) }, rep.TimeLimit); code != exitOK {
+		return code
+	}
+	if code := judgeAll(tle, high); code != exitOK {
+		return code
 	}
 	if *f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		_ = enc.Encode(report)
+		_ = enc.Encode(rep)
 	} else {
-		printVerification(stdout, report)
+		printVerification(stdout, rep)
 	}
 	code = exitOK
-	for _, v := range report {
+	if len(rep.Problems) > 0 {
+		code = exitRejected
+	}
+	for _, v := range rep.Submissions {
 		switch {
 		case v.Judgement != nil && (v.Judgement.Verdict == plugin.IE || v.Judgement.Verdict == plugin.CF):
 			return exitFailure
@@ -164,6 +205,51 @@ func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Wri
 		}
 	}
 	return code
+}
+
+// derivedLimit is the time limit the format derives from the slowest
+// accepted submission's time: the smallest multiple of the resolution
+// (one at least) that is at least slowest times ac_to_time_limit.
+func derivedLimit(slowest time.Duration, t problem.Timing) time.Duration {
+	exact := slowest.Seconds() * t.ACToTimeLimit
+	secs := max(1, math.Ceil(exact/t.Resolution-1e-9)) * t.Resolution
+	return time.Duration(math.Round(secs*1000)) * time.Millisecond
+}
+
+// verifyOne judges one submission against limit; on error, the exit code.
+func verifyOne(ctx context.Context, j *judger, prob *problem.Problem, s submission, limit time.Duration, stderr io.Writer, log hclog.Logger) (Verification, int, error) {
+	v := Verification{Submission: s.rel, Folder: s.folder}
+	l, lerr := j.language("", s.path)
+	switch {
+	case s.folder == "partially_accepted":
+		v.Skipped, v.Note = true, "partially accepted submissions belong to scoring problems, which podjail does not judge yet"
+	case s.dir:
+		v.Skipped, v.Note = true, "a submission of several files: not supported yet"
+	case lerr != nil:
+		v.Skipped, v.Note = true, lerr.Error()
+	}
+	if v.Skipped {
+		fmt.Fprintf(stderr, "skipping %s: %s\n", s.rel, v.Note)
+		return v, exitOK, nil
+	}
+	v.Language, v.TimeLimit = l.ID, limit
+	source, err := os.ReadFile(s.path)
+	if err != nil {
+		return v, exitUsage, err
+	}
+	timed := *prob
+	timed.TimeLimit = limit
+	progress := newProgress(stderr, isTerminal(stderr))
+	res, err := j.judge(ctx, &timed, l, source, progress, stderr, log)
+	progress.done()
+	if err != nil {
+		if isBadInput(err) {
+			return v, exitUsage, fmt.Errorf("%s: %w", s.rel, err)
+		}
+		return v, exitFailure, fmt.Errorf("%s: %w", s.rel, err)
+	}
+	check(&v, res, expectations[s.folder])
+	return v, exitOK, nil
 }
 
 // check sets v from res, judged against e.
@@ -203,7 +289,12 @@ func verdictList(vs []plugin.Verdict) string {
 	return strings.Join(s, " or ")
 }
 
-func printVerification(w io.Writer, report []Verification) {
+func printVerification(w io.Writer, rep VerifyReport) {
+	fmt.Fprintf(w, "time limit: %.3f s (%s)\n", rep.TimeLimit.Seconds(), rep.TimeLimitFrom)
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "PACKAGE NOT AS EXPECTED: %s\n", p)
+	}
+	report := rep.Submissions
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUBMISSION\tLANGUAGE\tVERDICT\tSLOWEST\tRESULT")
 	bad, skipped := 0, 0

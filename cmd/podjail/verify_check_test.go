@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/podjail/podjail/plugin"
+	"github.com/podjail/podjail/plugin/problem"
 )
 
 func TestVerifyCheck(t *testing.T) {
@@ -45,6 +47,26 @@ func TestVerifyCheck(t *testing.T) {
 		check(&v, c.res, expectations[c.folder])
 		if v.OK != c.ok || !strings.Contains(v.Note, c.note) {
 			t.Errorf("%s %v: ok %v %q, want %v %q", c.folder, c.res.Tests, v.OK, v.Note, c.ok, c.note)
+		}
+	}
+}
+
+func TestDerivedLimit(t *testing.T) {
+	modern := problem.Timing{ACToTimeLimit: 2, TimeLimitToTLE: 1.5, Resolution: 1}
+	for _, c := range []struct {
+		slowest time.Duration
+		t       problem.Timing
+		want    time.Duration
+	}{
+		{10 * time.Millisecond, modern, time.Second},
+		{500 * time.Millisecond, modern, time.Second},
+		{501 * time.Millisecond, modern, 2 * time.Second},
+		{300 * time.Millisecond, problem.Timing{ACToTimeLimit: 5, Resolution: 1}, 2 * time.Second},
+		{300 * time.Millisecond, problem.Timing{ACToTimeLimit: 2, Resolution: 0.25}, 750 * time.Millisecond},
+		{100 * time.Millisecond, problem.Timing{ACToTimeLimit: 2, Resolution: 0.25}, 250 * time.Millisecond},
+	} {
+		if got := derivedLimit(c.slowest, c.t); got != c.want {
+			t.Errorf("slowest %s, %+v: %s, want %s", c.slowest, c.t, got, c.want)
 		}
 	}
 }

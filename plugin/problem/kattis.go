@@ -116,8 +116,10 @@ func (l *loader) kattis() (*Problem, error) {
 		p.Name = filepath.Base(l.dir)
 	}
 	if modern {
+		p.Timing = Timing{ACToTimeLimit: 2, TimeLimitToTLE: 1.5, Resolution: 1}
 		err = l.kattisModern(f, p)
 	} else {
+		p.Timing = Timing{ACToTimeLimit: 5, TimeLimitToTLE: 2, Resolution: 1}
 		err = l.kattisLegacy(f, p)
 	}
 	return p, err
@@ -223,15 +225,34 @@ func (l *loader) kattisLimits(n *yaml.Node, known []string, p *Problem) error {
 			} else if p.MemoryBytes = bytes; bytes < MinMemoryBytes {
 				return errf(file, field, "must be at least 6 (MiB; the smallest limit Podman accepts), got %q", v.Value)
 			}
-		case "time_multipliers": // checked, unused: podjail does not derive time limits
+		case "time_multipliers":
 			m, err := fields(file, field+".", v, []string{"ac_to_time_limit", "time_limit_to_tle"})
 			if err != nil {
 				return err
 			}
 			for k, x := range m {
-				if f, err := number(file, field+"."+k, "a number of at least 1", x); err != nil || f < 1 {
+				f, err := number(file, field+"."+k, "a number of at least 1", x)
+				if err != nil || f < 1 {
 					return orRefused(err, errf(file, field+"."+k, "must be a number of at least 1, got %q", x.Value))
 				}
+				if k == "ac_to_time_limit" {
+					p.Timing.ACToTimeLimit = f
+				} else {
+					p.Timing.TimeLimitToTLE = f
+				}
+			}
+		case "time_multiplier", "time_safety_margin", "time_resolution":
+			f, err := number(file, field, "a positive number", v)
+			if err != nil || !(f > 0) {
+				return orRefused(err, errf(file, field, "must be a positive number, got %q", v.Value))
+			}
+			switch key {
+			case "time_multiplier":
+				p.Timing.ACToTimeLimit = f
+			case "time_safety_margin":
+				p.Timing.TimeLimitToTLE = f
+			default:
+				p.Timing.Resolution = f
 			}
 		default: // checked, unused
 			x, err := number(file, field, "a positive number", v)
@@ -247,8 +268,11 @@ func (l *loader) kattisLimits(n *yaml.Node, known []string, p *Problem) error {
 		return nil
 	}
 	data, err := l.readFile(timelimitFile)
+	if errors.Is(err, fs.ErrNotExist) && l.untimed {
+		return nil
+	}
 	if errors.Is(err, fs.ErrNotExist) {
-		return errf(file, "limits.time_limit", "not set and there is no %s file: podjail does not derive time limits from the judge solutions, so add `limits: {time_limit: 1}` (seconds) or a %s file", timelimitFile, timelimitFile)
+		return errf(file, "limits.time_limit", "not set and there is no %s file: podjail judge does not derive time limits from the judge solutions (podjail verify does, from the accepted submissions), so add `limits: {time_limit: 1}` (seconds) or a %s file", timelimitFile, timelimitFile)
 	}
 	if err != nil {
 		return fileErr(timelimitFile, err)

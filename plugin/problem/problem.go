@@ -128,6 +128,10 @@ type Problem struct {
 	// Zero value: validator.Testlib (see Validator).
 	Protocol validator.Protocol
 
+	// Timing says how a Kattis package's time limit relates to its
+	// submissions' times; zero for the plain layout.
+	Timing Timing
+
 	// FirstRejectionDecides makes a submission's verdict its first
 	// rejected test's, in the tests' order, as Kattis and DOMjudge report
 	// it (set for Kattis packages). Zero value: its worst test's.
@@ -137,6 +141,17 @@ type Problem struct {
 	// Tests: samples first, then the others, each part in natural order
 	// (2 before 10); never empty.
 	Tests []Test
+}
+
+// Timing is the Kattis format's time multipliers: a time limit is at
+// least ACToTimeLimit times the slowest accepted submission's time, a
+// multiple of Resolution (seconds), and a time-limit-exceeded submission
+// still exceeds it TimeLimitToTLE times over. Load fills in the version's
+// defaults (legacy: 5 and 2; since 2023-07: 2 and 1.5; resolution 1).
+type Timing struct {
+	ACToTimeLimit  float64
+	TimeLimitToTLE float64
+	Resolution     float64
 }
 
 // Validator is p's Protocol, validator.Testlib when unset.
@@ -195,14 +210,22 @@ func errf(file, field, format string, args ...any) *Error {
 
 // loader holds what both layouts need while loading.
 type loader struct {
-	dir  string // absolute problem directory
-	real string // dir with symlinks resolved, for containment checks
+	dir     string // absolute problem directory
+	real    string // dir with symlinks resolved, for containment checks
+	untimed bool   // a Kattis package may leave its time limit to be derived
 }
 
 // Load reads the problem folder dir, checks it and returns the problem.
 // Every error it returns is an *Error matching ErrInvalid; it stops at the
 // first problem found.
-func Load(dir string) (*Problem, error) {
+func Load(dir string) (*Problem, error) { return load(dir, false) }
+
+// LoadUntimed is Load for a tool that derives a time limit from a Kattis
+// package's submissions (podjail verify): a package that gives none loads
+// with TimeLimit 0, its Timing saying how to derive it.
+func LoadUntimed(dir string) (*Problem, error) { return load(dir, true) }
+
+func load(dir string, untimed bool) (*Problem, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, &Error{Err: fmt.Errorf("problem directory %q: %w", dir, err)}
@@ -218,7 +241,7 @@ func Load(dir string) (*Problem, error) {
 	if err != nil {
 		return nil, &Error{Err: fmt.Errorf("problem directory %s: %w", abs, err)}
 	}
-	l := &loader{dir: abs, real: real}
+	l := &loader{dir: abs, real: real, untimed: untimed}
 
 	hasData, hasTests := l.isDir("data"), l.isDir("tests")
 	var p *Problem
