@@ -285,7 +285,7 @@ func (c *Comparator) startToken() {
 	}
 	c.loadPiece()
 	c.expHead = append(c.expHead[:0], c.exp[:min(len(c.exp), excerptLen+1)]...)
-	if c.spec.Kind == Float && !c.expMore && maybeNumber(c.exp[0]) {
+	if c.spec.Kind == Float && !c.expMore && maybeNumber(c.exp[0]) && decimal(c.exp) {
 		v, err := strconv.ParseFloat(string(c.exp), 64)
 		if err == nil && !math.IsNaN(v) && !math.IsInf(v, 0) {
 			c.numeric, c.expNum = true, v
@@ -355,7 +355,7 @@ func (c *Comparator) feed(seg []byte) {
 }
 
 func (c *Comparator) equal(a, b []byte) bool {
-	if c.spec.Kind == CaseInsensitive {
+	if c.spec.Kind == CaseInsensitive || c.spec.Kind == Float && c.spec.Fold {
 		return equalFold(a, b)
 	}
 	return bytes.Equal(a, b)
@@ -378,7 +378,7 @@ func (c *Comparator) endToken() {
 	}
 	exp := excerpt(c.expHead, false)
 	v, err := strconv.ParseFloat(string(c.got), 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) { // out of range is a number, just far off
+	if !decimal(c.got) || err != nil && !errors.Is(err, strconv.ErrRange) { // out of range is a number, just far off
 		c.fail(c.tokLine, c.tokens, "expected a number", exp, false)
 		return
 	}

@@ -131,7 +131,14 @@ var cases = []tcase{
 	{name: "float not a number", spec: fl(1, 0), answer: "x 1.5", output: "x y",
 		want: &Diff{Line: 1, Token: 2, Expected: `"1.5"`, Got: `"y"`, Reason: "expected a number"}},
 	{name: "float got out of range", spec: fl(1e300, 0), answer: "1", output: "1e999", reason: "number differs by +Inf (abs tol 1e+300)"},
-	{name: "float got nan", spec: fl(1, 1), answer: "1", output: "nan", reason: "number differs by NaN (abs tol 1, rel tol 1)"},
+	{name: "float got nan", spec: fl(1, 1), answer: "1", output: "nan", reason: "expected a number"},
+	{name: "float hex is no number", spec: fl(1, 1), answer: "16", output: "0x1p4", reason: "expected a number"},
+	{name: "float hex answer is a word", spec: fl(1, 0), answer: "0x1p4", output: "16", reason: "token differs"},
+	{name: "float underscores", spec: fl(1, 0), answer: "1000", output: "1_000", reason: "expected a number"},
+	{name: "float forms of a number", spec: fl(0, 0), answer: "0.5 5 50 -0", output: ".5 5. 5e1 +0.0E+0"},
+	{name: "float exponent needs digits", spec: fl(1, 0), answer: "1", output: "1e", reason: "expected a number"},
+	{name: "float words exact", spec: fl(1, 0), answer: "Yes 1", output: "yes 1", reason: "token differs"},
+	{name: "float words folded", spec: Spec{Kind: Float, AbsTol: 1, Fold: true}, answer: "Yes 1", output: "yES 1.5"},
 	{name: "float nan token", spec: fl(1, 0), answer: "nan", output: "nan"},
 	{name: "float nan is text", spec: fl(1, 0), answer: "nan", output: "NaN", reason: "token differs"},
 	{name: "float inf is text", spec: fl(1, 0), answer: "+Inf", output: "+Inf"},
@@ -299,6 +306,8 @@ func TestParse(t *testing.T) {
 		"float rel=1e-9":            {Kind: Float, RelTol: 1e-9},
 		"float abs=1e-6 rel=1e-9":   {Kind: Float, AbsTol: 1e-6, RelTol: 1e-9},
 		"FLOAT  REL=0.5\tabs=0.25 ": {Kind: Float, AbsTol: 0.25, RelTol: 0.5},
+		"float abs=1e-6 fold":       {Kind: Float, AbsTol: 1e-6, Fold: true},
+		"float Fold":                {Kind: Float, Fold: true},
 	}
 	for s, want := range good {
 		got, err := Parse(s)
@@ -318,7 +327,7 @@ func TestParse(t *testing.T) {
 		t.Errorf("String = %q", s)
 	}
 	for _, s := range []string{"foo", "tokens abs=1", "exact x", "float abs", "float abs=x",
-		"float abs=-1", "float abs=1 abs=2", "float tol=1", "float abs=nan", "float rel=inf", "float=1"} {
+		"float abs=-1", "float abs=1 abs=2", "float fold fold", "tokens fold", "float tol=1", "float abs=nan", "float rel=inf", "float=1"} {
 		_, err := Parse(s)
 		if err == nil || !strings.Contains(err.Error(), `"case-insensitive", "float"`) {
 			t.Errorf("Parse(%q) error = %v; want one listing the accepted forms", s, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -92,20 +93,25 @@ func refToken(sp Spec, exp, got string) bool {
 		return true
 	case sp.Kind == CaseInsensitive:
 		return len(exp) == len(got) && bytes.Equal(asciiLower(exp), asciiLower(got))
-	case sp.Kind != Float || !strings.ContainsAny(exp[:1], "0123456789+-."):
+	case sp.Kind != Float:
 		return false
 	}
 	e, err := strconv.ParseFloat(exp, 64)
-	if err != nil || math.IsNaN(e) || math.IsInf(e, 0) {
-		return false // text: only equal bytes match
+	if !refDecimal.MatchString(exp) || err != nil || math.IsNaN(e) || math.IsInf(e, 0) {
+		// a word: equal bytes, or equal but for case with Fold
+		return sp.Fold && len(exp) == len(got) && bytes.Equal(asciiLower(exp), asciiLower(got))
 	}
 	g, err := strconv.ParseFloat(got, 64)
-	if err != nil && !errors.Is(err, strconv.ErrRange) {
+	if !refDecimal.MatchString(got) || err != nil && !errors.Is(err, strconv.ErrRange) {
 		return false
 	}
 	d := math.Abs(g - e)
 	return d <= sp.AbsTol || d <= sp.RelTol*math.Abs(e)
 }
+
+// refDecimal is the Kattis format's number grammar, written as its spec
+// writes it.
+var refDecimal = regexp.MustCompile(`^[+-]?([0-9]*\.[0-9]+|[0-9]+\.|[0-9]+)([Ee][+-]?[0-9]+)?$`)
 
 func asciiLower(s string) []byte {
 	b := []byte(s)

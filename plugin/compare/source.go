@@ -130,6 +130,44 @@ func maybeNumber(b byte) bool {
 	return '0' <= b && b <= '9' || b == '-' || b == '+' || b == '.'
 }
 
+// decimal reports whether b is a number as the Kattis format writes one
+// (and most languages print): an optional sign, digits with an optional
+// point (digits on at least one side), an optional exponent. Not Go's
+// wider syntax: no hexadecimal, underscores, infinities or NaN.
+func decimal(b []byte) bool {
+	i := 0
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		n := 0
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+			n++
+		}
+		return n
+	}
+	whole := digits()
+	frac := 0
+	if i < len(b) && b[i] == '.' {
+		i++
+		frac = digits()
+	}
+	if whole == 0 && frac == 0 {
+		return false
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
+}
+
 // equalFold is bytes.EqualFold for ASCII only: the rule is about ASCII
 // letters, and Unicode folding would also change lengths.
 func equalFold(a, b []byte) bool {

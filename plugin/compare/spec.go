@@ -29,7 +29,9 @@ const (
 	// sequences, so trailing newlines, CRLF and spacing never fail anyone.
 	Tokens Kind = "tokens"
 	// Float is Tokens, except that a numeric expected token accepts any
-	// number within Spec.AbsTol or Spec.RelTol of it.
+	// number within Spec.AbsTol or Spec.RelTol of it. Numbers are decimal
+	// (sign, digits, point, exponent: the Kattis format's grammar); "0x10",
+	// "inf" and "nan" are words.
 	Float Kind = "float"
 	// CaseInsensitive is Tokens with ASCII case folding ("YES" == "yes").
 	CaseInsensitive Kind = "case-insensitive"
@@ -44,10 +46,14 @@ type Spec struct {
 	// With both 0 (the zero value) numbers must be equal, though "1.0"
 	// still matches "1". Negative or NaN tolerances act as 0.
 	AbsTol, RelTol float64
+	// Fold compares Float's words (the tokens that are not numbers)
+	// without regard to ASCII case, as Kattis's default validator does.
+	// Zero value: exactly.
+	Fold bool
 }
 
 // accepted lists the forms Parse understands, for error messages.
-const accepted = `"tokens" (or ""), "exact", "case-insensitive", "float", "float abs=X rel=X" (either or both)`
+const accepted = `"tokens" (or ""), "exact", "case-insensitive", "float", "float abs=X rel=X" (either or both), "float ... fold" (words without regard to case)`
 
 // Parse reads a comparator spec as written in a problem's configuration:
 // "" or "tokens", "exact", "case-insensitive", "float", or "float" followed
@@ -69,6 +75,10 @@ func Parse(s string) (Spec, error) {
 	}
 	var seenAbs, seenRel bool
 	for _, opt := range f[1:] {
+		if strings.EqualFold(opt, "fold") && !sp.Fold {
+			sp.Fold = true
+			continue
+		}
 		name, val, ok := strings.Cut(strings.ToLower(opt), "=")
 		var dst *float64
 		switch {
@@ -101,6 +111,9 @@ func (s Spec) String() string {
 		}
 		if s.RelTol > 0 {
 			out += " rel=" + strconv.FormatFloat(s.RelTol, 'g', -1, 64)
+		}
+		if s.Fold {
+			out += " fold"
 		}
 		return out
 	}

@@ -32,19 +32,19 @@ import (
 //     no flags                          -> "case-insensitive"
 //     case_sensitive                    -> "tokens"
 //     space_change_sensitive [+ case_sensitive] -> "exact"
-//     float_tolerance E                 -> "float abs=E rel=E"
-//     float_absolute_tolerance A        -> "float abs=A"
-//     float_relative_tolerance R        -> "float rel=R"
+//     float_tolerance E                 -> "float abs=E rel=E fold"
+//     float_absolute_tolerance A        -> "float abs=A fold"
+//     float_relative_tolerance R        -> "float rel=R fold"
 //     (both float_absolute_ and float_relative_ give "float abs=A rel=R";
 //     a zero tolerance is left out, as compare.Spec.String does; a number
-//     is accepted within either tolerance, as in Kattis)
+//     is accepted within either tolerance, as in Kattis, and is written as
+//     the format's grammar says; "fold", words without regard to case,
+//     unless case_sensitive)
 //
 //     What cannot be expressed, and how it differs from Kattis:
 //     space_change_sensitive without case_sensitive still becomes "exact",
 //     which also compares case; "exact" is byte for byte, so it may be
-//     stricter than Kattis about, say, a missing final newline; with a float
-//     tolerance, tokens that are not numbers are compared exactly, also for
-//     case, where Kattis ignores case unless case_sensitive; and
+//     stricter than Kattis about, say, a missing final newline; and
 //     space_change_sensitive together with a float tolerance is an error.
 //   - A custom validator (legacy: validation custom; since 2023-07: a
 //     program in output_validator/) is the Checker, or the Interactor for an
@@ -328,6 +328,9 @@ func flagsToComparator(flags string) (string, error) {
 		}
 		if rel > 0 {
 			out += " rel=" + strconv.FormatFloat(rel, 'g', -1, 64)
+		}
+		if !caseSens {
+			out += " fold" // words without regard to case, as Kattis
 		}
 		return out, nil
 	case spaceSens:

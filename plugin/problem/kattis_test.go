@@ -15,12 +15,12 @@ func TestKattisFlags(t *testing.T) {
 		{"case_sensitive", "tokens", ""},
 		{"space_change_sensitive", "exact", ""},
 		{"case_sensitive space_change_sensitive", "exact", ""},
-		{"float_tolerance 1e-6", "float abs=1e-06 rel=1e-06", ""},
-		{"float_absolute_tolerance 0.001", "float abs=0.001", ""},
-		{"float_relative_tolerance 1e-9", "float rel=1e-09", ""},
-		{"float_relative_tolerance 1e-4 float_absolute_tolerance 1e-5", "float abs=1e-05 rel=0.0001", ""},
+		{"float_tolerance 1e-6", "float abs=1e-06 rel=1e-06 fold", ""},
+		{"float_absolute_tolerance 0.001", "float abs=0.001 fold", ""},
+		{"float_relative_tolerance 1e-9", "float rel=1e-09 fold", ""},
+		{"float_relative_tolerance 1e-4 float_absolute_tolerance 1e-5", "float abs=1e-05 rel=0.0001 fold", ""},
 		{"case_sensitive float_tolerance 1e-6", "float abs=1e-06 rel=1e-06", ""},
-		{"float_tolerance 0", "float", ""},
+		{"float_tolerance 0", "float fold", ""},
 		{"float_tolerance", "", "needs a value"},
 		{"float_tolerance abc", "", "non-negative number"},
 		{"float_tolerance -1", "", "non-negative number"},
@@ -163,7 +163,7 @@ func TestKattisPackage(t *testing.T) {
 	if p, err = Load(dir); err != nil {
 		t.Fatal(err)
 	}
-	if p.Comparator != "case-insensitive" || p.Tests[0].Comparator != "" || p.Tests[1].Comparator != "float abs=1e-06 rel=1e-06" {
+	if p.Comparator != "case-insensitive" || p.Tests[0].Comparator != "" || p.Tests[1].Comparator != "float abs=1e-06 rel=1e-06 fold" {
 		t.Errorf("default validator: problem %q, tests %q %q", p.Comparator, p.Tests[0].Comparator, p.Tests[1].Comparator)
 	}
 }

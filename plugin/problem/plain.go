@@ -1,15 +1,16 @@
 package problem
 
 import (
+	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/podjail/podjail/plugin/compare"
 )
 
 const problemYAML = "problem.yaml"
@@ -192,35 +193,16 @@ func (l *loader) plainTests() ([]Test, error) {
 	return l.tests(found, func(name string) bool { return strings.HasPrefix(name, "sample") })
 }
 
-// checkComparator checks the syntax of a comparator spec: "tokens",
-// "exact", "case-insensitive" or "float" with abs=X and/or rel=X, names in
-// any case, as compare.Parse reads them. The compare package owns the
-// semantics; this only catches typos at load time.
+// checkComparator checks a comparator spec as compare.Parse reads it, so
+// that a typo fails at load time: the compare package owns the syntax and
+// the semantics.
 func checkComparator(s string) error {
-	words := strings.Fields(strings.ToLower(s))
-	if len(words) == 0 {
+	if strings.TrimSpace(s) == "" {
 		return fmt.Errorf(`is empty: use tokens, exact, case-insensitive or "float abs=1e-6 rel=1e-6"`)
 	}
-	switch words[0] {
-	case "tokens", "exact", "case-insensitive":
-		if len(words) > 1 {
-			return fmt.Errorf("%s takes no options, got %q", words[0], s)
-		}
-		return nil
-	case "float":
-		seen := map[string]bool{}
-		for _, w := range words[1:] {
-			k, v, ok := strings.Cut(w, "=")
-			if !ok || (k != "abs" && k != "rel") || seen[k] {
-				return fmt.Errorf(`float takes abs=X and rel=X (each once), got %q`, w)
-			}
-			seen[k] = true
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || x < 0 || math.IsInf(x, 0) || math.IsNaN(x) {
-				return fmt.Errorf("%s must be a non-negative number, got %q", k, v)
-			}
-		}
-		return nil
+	_, err := compare.Parse(s)
+	if err != nil {
+		return errors.New(strings.TrimPrefix(err.Error(), "compare: "))
 	}
-	return fmt.Errorf(`unknown comparator %q: use tokens, exact, case-insensitive or "float abs=1e-6 rel=1e-6"`, words[0])
+	return nil
 }
