@@ -190,9 +190,9 @@ func (c *Comparator) writeExact(p []byte) {
 		a := c.src.buf[c.src.r:c.src.w]
 		n := min(len(a), len(p))
 		k := n
-		if !bytes.Equal(p[:n], a[:n]) {
+		if !c.equal(p[:n], a[:n]) {
 			k = 0
-			for p[k] == a[k] {
+			for c.equal(p[k:k+1], a[k:k+1]) {
 				k++
 			}
 		}
@@ -355,7 +355,7 @@ func (c *Comparator) feed(seg []byte) {
 }
 
 func (c *Comparator) equal(a, b []byte) bool {
-	if c.spec.Kind == CaseInsensitive || c.spec.Kind == Float && c.spec.Fold {
+	if c.spec.Kind == CaseInsensitive || c.spec.Fold {
 		return equalFold(a, b)
 	}
 	return bytes.Equal(a, b)

@@ -138,6 +138,9 @@ var cases = []tcase{
 	{name: "float forms of a number", spec: fl(0, 0), answer: "0.5 5 50 -0", output: ".5 5. 5e1 +0.0E+0"},
 	{name: "float exponent needs digits", spec: fl(1, 0), answer: "1", output: "1e", reason: "expected a number"},
 	{name: "float words exact", spec: fl(1, 0), answer: "Yes 1", output: "yes 1", reason: "token differs"},
+	{name: "exact folded", spec: Spec{Kind: Exact, Fold: true}, answer: "Yes\n 1\n", output: "yES\n 1\n"},
+	{name: "exact folded, spacing counts", spec: Spec{Kind: Exact, Fold: true}, answer: "Yes\n 1\n", output: "yES\n  1\n", reason: "byte differs"},
+	{name: "exact folded, only letters", spec: Spec{Kind: Exact, Fold: true}, answer: "[", output: "{", reason: "byte differs"},
 	{name: "float words folded", spec: Spec{Kind: Float, AbsTol: 1, Fold: true}, answer: "Yes 1", output: "yES 1.5"},
 	{name: "float nan token", spec: fl(1, 0), answer: "nan", output: "nan"},
 	{name: "float nan is text", spec: fl(1, 0), answer: "nan", output: "NaN", reason: "token differs"},
@@ -308,6 +311,7 @@ func TestParse(t *testing.T) {
 		"FLOAT  REL=0.5\tabs=0.25 ": {Kind: Float, AbsTol: 0.25, RelTol: 0.5},
 		"float abs=1e-6 fold":       {Kind: Float, AbsTol: 1e-6, Fold: true},
 		"float Fold":                {Kind: Float, Fold: true},
+		"exact fold":                {Kind: Exact, Fold: true},
 	}
 	for s, want := range good {
 		got, err := Parse(s)

@@ -23,7 +23,8 @@ type Kind string
 // The comparison rules understood by New and Parse.
 const (
 	// Exact wants the output byte for byte, for problems where layout
-	// matters (ASCII art, exact formatting).
+	// matters (ASCII art, exact formatting); with Spec.Fold, letters
+	// without regard to ASCII case.
 	Exact Kind = "exact"
 	// Tokens splits both sides on ASCII whitespace and wants equal token
 	// sequences, so trailing newlines, CRLF and spacing never fail anyone.
@@ -46,14 +47,14 @@ type Spec struct {
 	// With both 0 (the zero value) numbers must be equal, though "1.0"
 	// still matches "1". Negative or NaN tolerances act as 0.
 	AbsTol, RelTol float64
-	// Fold compares Float's words (the tokens that are not numbers)
-	// without regard to ASCII case, as Kattis's default validator does.
-	// Zero value: exactly.
+	// Fold compares Float's words (the tokens that are not numbers), or
+	// Exact's letters, without regard to ASCII case, as Kattis's default
+	// validator does. Zero value: exactly. Other kinds ignore it.
 	Fold bool
 }
 
 // accepted lists the forms Parse understands, for error messages.
-const accepted = `"tokens" (or ""), "exact", "case-insensitive", "float", "float abs=X rel=X" (either or both), "float ... fold" (words without regard to case)`
+const accepted = `"tokens" (or ""), "exact", "case-insensitive", "float", "float abs=X rel=X" (either or both), "float ... fold" (words without regard to case), "exact fold" (letters without regard to case)`
 
 // Parse reads a comparator spec as written in a problem's configuration:
 // "" or "tokens", "exact", "case-insensitive", "float", or "float" followed
@@ -69,6 +70,10 @@ func Parse(s string) (Spec, error) {
 	case Exact, Tokens, CaseInsensitive, Float:
 	default:
 		return Spec{}, fmt.Errorf("compare: unknown comparator %q; accepted: %s", f[0], accepted)
+	}
+	if sp.Kind == Exact && len(f) == 2 && strings.EqualFold(f[1], "fold") {
+		sp.Fold = true
+		return sp, nil
 	}
 	if sp.Kind != Float && len(f) > 1 {
 		return Spec{}, fmt.Errorf("compare: %q takes no options (got %q); accepted: %s", f[0], f[1], accepted)
@@ -116,6 +121,10 @@ func (s Spec) String() string {
 			out += " fold"
 		}
 		return out
+	case Exact:
+		if s.Fold {
+			return string(Exact) + " fold"
+		}
 	}
 	return string(s.Kind)
 }

@@ -31,7 +31,8 @@ import (
 //
 //     no flags                          -> "case-insensitive"
 //     case_sensitive                    -> "tokens"
-//     space_change_sensitive [+ case_sensitive] -> "exact"
+//     space_change_sensitive            -> "exact fold"
+//     space_change_sensitive case_sensitive -> "exact"
 //     float_tolerance E                 -> "float abs=E rel=E fold"
 //     float_absolute_tolerance A        -> "float abs=A fold"
 //     float_relative_tolerance R        -> "float rel=R fold"
@@ -41,11 +42,10 @@ import (
 //     the format's grammar says; "fold", words without regard to case,
 //     unless case_sensitive)
 //
-//     What cannot be expressed, and how it differs from Kattis:
-//     space_change_sensitive without case_sensitive still becomes "exact",
-//     which also compares case; "exact" is byte for byte, so it may be
-//     stricter than Kattis about, say, a missing final newline; and
-//     space_change_sensitive together with a float tolerance is an error.
+//     What cannot be expressed, and how it differs from Kattis: "exact" is
+//     byte for byte, so it may be stricter than Kattis about, say, a missing
+//     final newline; and space_change_sensitive together with a float
+//     tolerance is an error.
 //   - A custom validator (legacy: validation custom; since 2023-07: a
 //     program in output_validator/) is the Checker, or the Interactor for an
 //     interactive problem, called by validator.Kattis with the same
@@ -333,8 +333,10 @@ func flagsToComparator(flags string) (string, error) {
 			out += " fold" // words without regard to case, as Kattis
 		}
 		return out, nil
-	case spaceSens:
+	case spaceSens && caseSens:
 		return "exact", nil
+	case spaceSens:
+		return "exact fold", nil
 	case caseSens:
 		return "tokens", nil
 	}

@@ -13,7 +13,7 @@ func TestKattisFlags(t *testing.T) {
 		{"", "case-insensitive", ""},
 		{"  ", "case-insensitive", ""},
 		{"case_sensitive", "tokens", ""},
-		{"space_change_sensitive", "exact", ""},
+		{"space_change_sensitive", "exact fold", ""},
 		{"case_sensitive space_change_sensitive", "exact", ""},
 		{"float_tolerance 1e-6", "float abs=1e-06 rel=1e-06 fold", ""},
 		{"float_absolute_tolerance 0.001", "float abs=0.001 fold", ""},
