@@ -311,7 +311,8 @@ func TestJudgeKattisPackage(t *testing.T) {
 // validator's rejection deciding before the crash that follows it, as
 // problemtools judges it); and a package without a time limit, which gets
 // the one derived from its accepted submission, and whose other
-// "accepted" submission is wrong: verify names it and exits 3.
+// "accepted" submission is wrong: verify names it and exits 3; and a
+// validator that crashes: CF.
 func TestVerifyKattisPackages(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, _ := judgeFiles(t, env)
@@ -366,6 +367,18 @@ func TestVerifyKattisPackages(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, rel), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// A validator that crashes is the problem's failure: CF, never WA.
+	crashing := filepath.Join(t.TempDir(), "crashing")
+	if err := os.CopyFS(crashing, os.DirFS(even)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(crashing, "output_validator", "validate.c"), []byte("#include <signal.h>\nint main(void) { raise(SIGSEGV); return 42; }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, code := judgeJSON(t, env, crashing, filepath.Join(crashing, "submissions", "accepted", "smallest_even.c"))
+	if res.Verdict != plugin.CF || code != exitFailure || !strings.Contains(res.Note, "the checker failed: killed by SIGSEGV") {
+		t.Errorf("a crashing validator: %s (%s), exit %d; want CF, exit %d", res.Verdict, res.Note, code, exitFailure)
 	}
 	r := podjail(t, env, "verify", dir)
 	if r.code != exitRejected || !strings.Contains(r.stdout, "time limit: 1.000 s (derived: the slowest accepted submission's") ||
