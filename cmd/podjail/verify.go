@@ -221,6 +221,8 @@ func verifyOne(ctx context.Context, j *judger, prob *problem.Problem, s submissi
 	v := Verification{Submission: s.rel, Folder: s.folder}
 	l, lerr := j.language("", s.path)
 	switch {
+	case s.unknown:
+		v.Skipped, v.Note = true, "not a folder the format names (accepted, wrong_answer, time_limit_exceeded, run_time_error, rejected, brute_force): its submissions have no expected verdict"
 	case s.folder == "partially_accepted":
 		v.Skipped, v.Note = true, "partially accepted submissions belong to scoring problems, which podjail does not judge yet"
 	case s.dir:
@@ -320,6 +322,7 @@ func printVerification(w io.Writer, rep VerifyReport) {
 type submission struct {
 	folder, rel, path string
 	dir               bool // a directory: a submission of several files
+	unknown           bool // a folder the format does not name (not judged)
 }
 
 // submissions lists dir/submissions/FOLDER/NAME in order, FOLDER one the
@@ -343,12 +346,9 @@ func submissions(dir string) ([]submission, error) {
 			continue
 		}
 		if _, ok := expectations[fo.Name()]; !ok {
-			known := make([]string, 0, len(expectations))
-			for k := range expectations {
-				known = append(known, k)
-			}
-			slices.Sort(known)
-			return nil, fmt.Errorf("submissions/%s/: not a folder the format names (%s)", fo.Name(), strings.Join(known, ", "))
+			// problemtools ignores such folders too (slow_accepted/ and the like).
+			out = append(out, submission{folder: fo.Name(), rel: fo.Name() + "/", path: filepath.Join(root, fo.Name()), dir: true, unknown: true})
+			continue
 		}
 		entries, err := os.ReadDir(filepath.Join(root, fo.Name()))
 		if err != nil {
