@@ -84,6 +84,13 @@ func TestServeJudgesLikeInProcess(t *testing.T) {
 			t.Errorf("test %d: %s in process, %s through the service; want %s", i+1, here.Tests[i].Verdict, there.Tests[i].Verdict, want[i])
 		}
 	}
+	// A Kattis package's interactive validator through the service: its
+	// arguments, its feedback directory, its rejection before the crash.
+	problems, _ := judgeFiles(t, env)
+	guess := filepath.Join(problems, "kattis-guess")
+	if res, code := judgeJSON(t, env, "--service", sock, guess, filepath.Join(guess, "submissions", "wrong_answer", "crash_after_reject.c")); res.Verdict != plugin.WA || code != exitRejected || !strings.Contains(res.Note, "(at most 20 guesses)") {
+		t.Errorf("kattis-guess through the service: %s (%s), exit %d; want WA with the validator's message", res.Verdict, res.Note, code)
+	}
 	if r := podjail(t, env, "judge", "--service", sock, "--languages", langs, "--lang", "exec", dir, src); r.code != exitUsage {
 		t.Errorf("--languages through a service: exit %d, want %d (%s)", r.code, exitUsage, r.stderr)
 	}
