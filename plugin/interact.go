@@ -94,6 +94,10 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 			})
 			wg.Wait()
 		}
+		if solErr == nil && interErr != nil {
+			// Nothing was fired: the interactor could not be armed.
+			return judgeTest(tr, testOutcome{err: fmt.Errorf("interactor: %w", interErr), limit: limit})
+		}
 		sol := testOutcome{res: solRes, err: solErr, limit: limit, matched: true, memoryExit: req.Lang.MemoryExitCode}
 		return interactiveVerdict(p, tr, sol, interRes, interErr, feedback, interFirst)
 	}
