@@ -49,7 +49,7 @@ func (r *Runner) prepareInteractive(ctx context.Context, x testRun) *pending {
 	}
 	interactorLimits(p, limit).Set(&it)
 	it.Limits.CPUSet = cpuset // the slot's core: the pair takes turns on it
-	feedback, binds, interErr := feedbackDir(p.Validator(), x.tmp, fmt.Sprintf("feedback-%d", x.index))
+	feedback, binds, interErr := feedbackDir(p.Validator(), x)
 	it.Binds = append(it.Binds, binds...)
 	solArmed, solErr := r.armCounted(ctx, sol, x.cleanups)
 	var interArmed *runner.Armed

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -232,6 +233,9 @@ type testRun struct {
 	index     int
 	cpuset    string          // the slot's core; "" unpinned
 	cleanups  *sync.WaitGroup // counts the runs still being removed
+	// feedback is the validator's feedback directory of an earlier pass
+	// of the same test (multi-pass); "": a new one.
+	feedback string
 }
 
 // prepareTest makes a test ready for its turn: its runs are armed.
@@ -302,7 +306,7 @@ func (r *Runner) prepareBatch(ctx context.Context, t testRun) *pending {
 	var feedback string
 	if t.chk != nil && armErr == nil {
 		var binds []bindings.Bind
-		if feedback, binds, checkErr = feedbackDir(t.req.Problem.Validator(), t.tmp, fmt.Sprintf("feedback-%d", t.index)); checkErr == nil {
+		if feedback, binds, checkErr = feedbackDir(t.req.Problem.Validator(), t); checkErr == nil {
 			checker, checkErr = r.armCounted(ctx, checkRequest(t.req.Problem, t.chk, t.test, outPath, binds, msg, t.cpuset), t.cleanups)
 		}
 	}
@@ -431,22 +435,45 @@ func validatorFiles(p validator.Protocol) validator.Files {
 	return f
 }
 
-// feedbackDir makes the writable directory a validator of protocol p gets
-// on one test ("" for a protocol without one), and its bind.
-func feedbackDir(p validator.Protocol, tmp, name string) (string, []bindings.Bind, error) {
+// feedbackDir is the writable directory a validator of protocol p gets on
+// test t, and its bind ("" and none for a protocol without one): t's own
+// from an earlier pass (a multi-pass test), or a new one under t.tmp.
+func feedbackDir(p validator.Protocol, t testRun) (string, []bindings.Bind, error) {
 	if !p.Feedback() {
 		return "", nil, nil
 	}
-	dir := filepath.Join(tmp, name)
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		return "", nil, err
+	dir := t.feedback
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp(t.tmp, fmt.Sprintf("feedback-%d-", t.index)); err != nil {
+			return "", nil, err
+		}
 	}
 	// Written by the sandbox's uid (65534, a subordinate one rootless),
-	// given back to us by the shim when the validator ends.
-	if err := os.Chmod(dir, 0o777); err != nil {
+	// given back to us by the shim when the validator ends; again writable
+	// for the next pass.
+	if err := makeWritable(dir); err != nil {
 		return "", nil, err
 	}
 	return dir, []bindings.Bind{{Source: dir, Destination: checkFeedback, Writable: true}}, nil
+}
+
+// makeWritable makes dir and what is in it writable by anyone: the
+// sandbox's uid is not ours.
+func makeWritable(dir string) error {
+	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			return nil
+		}
+		mode := os.FileMode(0o666)
+		if d.IsDir() {
+			mode = 0o777
+		}
+		return os.Chmod(path, mode)
+	})
 }
 
 // programFiles are the files a checker or interactor builds from: its
