@@ -240,6 +240,15 @@ type testRun struct {
 
 // prepareTest makes a test ready for its turn: its runs are armed.
 func (r *Runner) prepareTest(ctx context.Context, t testRun) *pending {
+	if t.req.Problem.Passes > 0 {
+		return r.prepareMultiPass(ctx, t)
+	}
+	return r.preparePass(ctx, t)
+}
+
+// preparePass makes one run of a test ready: the submission's, and the
+// checker's or the interactor's beside it.
+func (r *Runner) preparePass(ctx context.Context, t testRun) *pending {
 	if t.req.Problem.Interactive {
 		return r.prepareInteractive(ctx, t)
 	}

@@ -195,3 +195,44 @@ func TestExampleKattisValidators(t *testing.T) {
 		}
 	}
 }
+
+// kattis-double's validator over its passes: each accepting pass but the
+// last writes the next pass's input; the pass count lives in the feedback
+// directory.
+func TestExampleKattisMultiPass(t *testing.T) {
+	p, dir := loadExample(t, "kattis-double")
+	if p.Passes != 3 || p.Checker == nil || len(p.Tests) != 1 {
+		t.Fatalf("kattis-double: %+v", p)
+	}
+	validate := gcc(t, p.Checker.Source)
+	for _, c := range []struct {
+		sol  string
+		want []int
+	}{{"accepted/double.c", []int{42, 42, 42}}, {"wrong_answer/small_only.c", []int{42, 42, 43}}} {
+		sol := gcc(t, filepath.Join(dir, "submissions", c.sol))
+		fb := t.TempDir() + "/"
+		input := p.Tests[0].Input
+		for pass, want := range c.want {
+			out, err := exec.Command("sh", "-c", `"$0" < "$1"`, sol, input).Output()
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(validate, input, p.Tests[0].Answer, fb)
+			cmd.Stdin = strings.NewReader(string(out))
+			if code := exitCode(t, cmd.Run()); code != want {
+				t.Fatalf("%s pass %d: exit %d, want %d", c.sol, pass+1, code, want)
+			}
+			next := fb + "nextpass.in"
+			_, err = os.Stat(next)
+			if last := pass == len(c.want)-1; last == (err == nil) {
+				t.Fatalf("%s pass %d: nextpass.in there: %v", c.sol, pass+1, err == nil)
+			}
+			if err == nil {
+				input = filepath.Join(t.TempDir(), "pass.in")
+				if err := os.Rename(next, input); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+}

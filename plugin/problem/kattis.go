@@ -241,7 +241,13 @@ func (l *loader) kattisLimits(n *yaml.Node, known []string, p *Problem) error {
 					p.Timing.TimeLimitToTLE = f
 				}
 			}
-		case "time_multiplier", "time_safety_margin", "time_resolution":
+		case "validation_passes":
+			n, err := number(file, field, "a whole number of at least 2", v)
+			if err != nil || n < 2 || n != math.Trunc(n) || n > MaxPasses {
+				return orRefused(err, errf(file, field, "must be a whole number from 2 to %d, got %q", MaxPasses, v.Value))
+			}
+			p.Passes = int(n)
+				case "time_multiplier", "time_safety_margin", "time_resolution":
 			f, err := number(file, field, "a positive number", v)
 			if err != nil || !(f > 0) {
 				return orRefused(err, errf(file, field, "must be a positive number, got %q", v.Value))

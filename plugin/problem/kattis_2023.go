@@ -26,7 +26,7 @@ var kattisModernLimits = []string{
 // Problem types of the format (type:), and the ones podjail judges.
 var (
 	kattisTypes       = []string{"pass-fail", "scoring", "multi-pass", "interactive", "submit-answer"}
-	kattisJudgedTypes = []string{"pass-fail", "interactive"}
+	kattisJudgedTypes = []string{"pass-fail", "interactive", "multi-pass"}
 )
 
 // kattisModern reads the rest of a problem.yaml of 2023-07 or later (f)
@@ -43,7 +43,7 @@ func (l *loader) kattisModern(f map[string]*yaml.Node, p *Problem) error {
 			return errf(file, "type", "must not be empty: pass-fail, or a list such as [pass-fail, interactive]")
 		}
 	}
-	interactive := false
+	interactive, multiPass := false, false
 	for i, t := range types {
 		switch {
 		case !contains(kattisTypes, t):
@@ -51,9 +51,10 @@ func (l *loader) kattisModern(f map[string]*yaml.Node, p *Problem) error {
 		case contains(types[:i], t):
 			return errf(file, "type", "%q is listed twice", t)
 		case !contains(kattisJudgedTypes, t):
-			return errf(file, "type", "%q problems are not supported yet: podjail judges %s", t, strings.Join(kattisJudgedTypes, " and "))
+			return errf(file, "type", "%q problems are not supported yet: podjail judges %s", t, strings.Join(kattisJudgedTypes, ", "))
 		}
 		interactive = interactive || t == "interactive"
+		multiPass = multiPass || t == "multi-pass"
 	}
 	if n, ok := f["constants"]; ok && !(n.Kind == yaml.MappingNode && len(n.Content) == 0) {
 		return errf(file, "constants", "are not supported yet: podjail does not substitute {{constants}} in the package's files")
@@ -70,8 +71,15 @@ func (l *loader) kattisModern(f map[string]*yaml.Node, p *Problem) error {
 		return err
 	}
 	custom := l.hasValidators(modernValidatorDir)
-	if interactive && !custom {
+	switch {
+	case interactive && !custom:
 		return errf(file, "type", "is interactive but output_validator/ holds no validator: an interactive problem needs one")
+	case multiPass && !custom:
+		return errf(file, "type", "is multi-pass but output_validator/ holds no validator: its validator writes each next pass's input")
+	case multiPass && p.Passes == 0:
+		p.Passes = 2 // the format's default validation_passes
+	case !multiPass && p.Passes != 0:
+		return errf(file, "limits.validation_passes", "is for multi-pass problems only: add multi-pass to type, or remove it")
 	}
 	return l.kattisValidation(p, modernValidatorDir, custom, interactive, nil, true)
 }

@@ -135,7 +135,7 @@ func TestKattisPackage(t *testing.T) {
 		dir = t.TempDir()
 		write(t, dir, map[string]string{
 			"problem.yaml": "problem_format_version: " + version + "\ntype: [pass-fail, interactive]\nname: {en: Guess}\nuuid: 5ca6ba5b-36d5-4eff-8aa7-d967cbc4375e\n" +
-				"credits: {authors: [A. Author <a@example.com>]}\nsource: Somewhere\nlicense: cc by-sa\nlimits: {time_limit: 2, time_multipliers: {time_limit_to_tle: 4}, validation_passes: 2}\n",
+				"credits: {authors: [A. Author <a@example.com>]}\nsource: Somewhere\nlicense: cc by-sa\nlimits: {time_limit: 2, time_multipliers: {time_limit_to_tle: 4}}\n",
 			"output_validator/validate.cc": "",
 			"output_validator/validate.h":  "",
 			"data/secret/test_group.yaml":  "output_validator_args: [mode, fast]\n",
@@ -192,7 +192,10 @@ func TestBrokenKattis(t *testing.T) {
 		{"format version", ok(y, "problem_format_version: 2024-01\nlimits: {time_limit: 1}\n"), y, "problem_format_version", "legacy, legacy-icpc, 2023-07-draft"},
 		{"a legacy field in 2025-09", ok(y, "problem_format_version: 2025-09\nvalidation: custom\nlimits: {time_limit: 1}\n"), y, "validation", "unknown field"},
 		{"2025-09 scoring", ok(y, "problem_format_version: 2025-09\ntype: scoring\nlimits: {time_limit: 1}\n"), y, "type", `"scoring" problems are not supported yet`},
-		{"2025-09 multi-pass", ok(y, "problem_format_version: 2025-09\ntype: [multi-pass]\nlimits: {time_limit: 1}\n"), y, "type", `"multi-pass" problems are not supported yet`},
+		{"2025-09 multi-pass without validator", ok(y, "problem_format_version: 2025-09\ntype: [multi-pass]\nlimits: {time_limit: 1}\n"), y, "type", "is multi-pass but output_validator/ holds no validator"},
+		{"2025-09 passes without multi-pass", ok(y, "problem_format_version: 2025-09\nlimits: {time_limit: 1, validation_passes: 3}\n"), y, "limits.validation_passes", "for multi-pass problems only"},
+		{"2025-09 one pass", ok(y, "problem_format_version: 2025-09\ntype: multi-pass\nlimits: {time_limit: 1, validation_passes: 1}\n", "output_validator/v.c", ""), y, "limits.validation_passes", "from 2 to 100"},
+		{"2025-09 submit-answer", ok(y, "problem_format_version: 2025-09\ntype: submit-answer\nlimits: {time_limit: 1}\n"), y, "type", `"submit-answer" problems are not supported yet`},
 		{"2025-09 unknown type", ok(y, "problem_format_version: 2025-09\ntype: batch\nlimits: {time_limit: 1}\n"), y, "type", "unknown type"},
 		{"2025-09 interactive without validator", ok(y, "problem_format_version: 2025-09\ntype: interactive\nlimits: {time_limit: 1}\n"), y, "type", "holds no validator"},
 		{"2025-09 constants", ok(y, "problem_format_version: 2025-09\nconstants: {n: 5}\nlimits: {time_limit: 1}\n"), y, "constants", "not supported yet"},

@@ -71,6 +71,9 @@ const (
 	// of the Kattis specification (2048 MiB and 8 MiB).
 	KattisMemoryBytes int64 = 2048 << 20
 	KattisOutputBytes int64 = 8 << 20
+	// MaxPasses bounds a multi-pass problem's passes: each is a run
+	// (two, interactive) in a fresh container.
+	MaxPasses = 100
 	// MinMemoryBytes is the smallest memory limit accepted: Podman refuses
 	// memory limits under 6 MB.
 	MinMemoryBytes int64 = 6 << 20
@@ -127,6 +130,12 @@ type Problem struct {
 	// validator.Testlib (plain), validator.Kattis (kattis), set by Load.
 	// Zero value: validator.Testlib (see Validator).
 	Protocol validator.Protocol
+
+	// Passes is how many times a multi-pass problem's submission may run
+	// on one test, each pass's input written by the validator of the pass
+	// before (Kattis: validation_passes, 2 unless set). Zero value: one
+	// pass, no next input read.
+	Passes int
 
 	// Timing says how a Kattis package's time limit relates to its
 	// submissions' times; zero for the plain layout.

@@ -34,6 +34,9 @@ const (
 	JudgeMessage = "judgemessage.txt"
 	TeamMessage  = "teammessage.txt"
 	ScoreFile    = "score.txt"
+	// NextPass is a multi-pass validator's input for the next pass, beside
+	// an exit of 42.
+	NextPass = "nextpass.in"
 )
 
 // FeedbackRead is how much of each feedback file is read (problemtools
