@@ -247,7 +247,7 @@ func (l *loader) kattisLimits(n *yaml.Node, known []string, p *Problem) error {
 				return orRefused(err, errf(file, field, "must be a whole number from 2 to %d, got %q", MaxPasses, v.Value))
 			}
 			p.Passes = int(n)
-				case "time_multiplier", "time_safety_margin", "time_resolution":
+		case "time_multiplier", "time_safety_margin", "time_resolution":
 			f, err := number(file, field, "a positive number", v)
 			if err != nil || !(f > 0) {
 				return orRefused(err, errf(file, field, "must be a positive number, got %q", v.Value))
