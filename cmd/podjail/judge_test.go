@@ -313,7 +313,8 @@ func TestJudgeKattisPackage(t *testing.T) {
 // problemtools judges it); and a package without a time limit, which gets
 // the one derived from its accepted submission, and whose other
 // "accepted" submission is wrong: verify names it and exits 3; and a
-// validator that crashes: CF.
+// validator that crashes: CF; and the input validators, one of which
+// rejects an input.
 func TestVerifyKattisPackages(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, _ := judgeFiles(t, env)
@@ -329,6 +330,9 @@ func TestVerifyKattisPackages(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK || len(rep.Submissions) != 2 || rep.TimeLimit != time.Second {
 			t.Errorf("verify %s: exit %d, %d submissions, time limit %s (%v); stderr %s", name, r.code, len(rep.Submissions), rep.TimeLimit, err, r.stderr)
 			continue
+		}
+		if name == "kattis-even" && (len(rep.Inputs) != 1 || rep.Inputs[0].Validator != "validate" || rep.Inputs[0].Checked != 3 || len(rep.Inputs[0].Rejected) != 0 || rep.Inputs[0].Skipped != "") {
+			t.Errorf("kattis-even's input validator: %+v; want validate, 3 inputs valid", rep.Inputs)
 		}
 		for _, v := range rep.Submissions {
 			if !v.OK || v.Judgement == nil {
@@ -373,6 +377,26 @@ func TestVerifyKattisPackages(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An input its validator rejects (with the secret group's argument),
+	// in a package without submissions: the inputs are checked all the same.
+	bad := filepath.Join(t.TempDir(), "badinput")
+	for _, d := range []string{"data", "output_validator", "input_validators"} {
+		if err := os.CopyFS(filepath.Join(bad, d), os.DirFS(filepath.Join(even, d))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for rel, text := range map[string]string{"problem.yaml": "problem_format_version: 2025-09\nname: Bad\nuuid: 2c1d3e45-6f70-4b2c-9d0e-1f2a3b4c5d6e\nlimits: {time_limit: 1}\n",
+		"data/secret/3.in": "5 2\n", "data/secret/3.ans": "5\n"} {
+		if err := os.WriteFile(filepath.Join(bad, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := podjail(t, env, "verify", bad)
+	if r.code != exitRejected || !strings.Contains(r.stdout, "input validator validate: 1 of 4 inputs rejected") ||
+		!strings.Contains(r.stdout, "input validator validate rejects secret/3: exit code 43 (42 accepts): want 1 <= a <= b <= 10^9, got 5 2") {
+		t.Errorf("a package with an invalid input: exit %d, stdout %s, stderr %s; want exit %d naming secret/3", r.code, r.stdout, r.stderr, exitRejected)
+	}
+
 	// A validator that crashes is the problem's failure: CF, never WA.
 	crashing := filepath.Join(t.TempDir(), "crashing")
 	if err := os.CopyFS(crashing, os.DirFS(even)); err != nil {
@@ -385,7 +409,7 @@ func TestVerifyKattisPackages(t *testing.T) {
 	if res.Verdict != plugin.CF || code != exitFailure || !strings.Contains(res.Note, "the checker failed: killed by SIGSEGV") {
 		t.Errorf("a crashing validator: %s (%s), exit %d; want CF, exit %d", res.Verdict, res.Note, code, exitFailure)
 	}
-	r := podjail(t, env, "verify", dir)
+	r = podjail(t, env, "verify", dir)
 	if r.code != exitRejected || !strings.Contains(r.stdout, "time limit: 1.000 s (derived: the slowest accepted submission's") ||
 		!strings.Contains(r.stdout, "NOT AS EXPECTED: test secret/1 is WA, which accepted/ does not allow") || !strings.Contains(r.stdout, "accepted/smallest.c") {
 		t.Errorf("an untimed package with a wrong accepted submission: exit %d, stdout %s, stderr %s; want exit %d, a derived limit of 1 s, accepted/smallest.c named", r.code, r.stdout, r.stderr, exitRejected)

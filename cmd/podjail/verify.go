@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -72,17 +73,19 @@ type Verification struct {
 type VerifyReport struct {
 	// TimeLimit is the problem's time limit: the package's, or derived
 	// from its slowest accepted submission (TimeLimitFrom says which).
-	TimeLimit     time.Duration  `json:"time_limit_ns"`
-	TimeLimitFrom string         `json:"time_limit_from"`
-	Problems      []string       `json:"problems,omitempty"` // what is wrong with the package itself
-	Submissions   []Verification `json:"submissions"`
+	TimeLimit     time.Duration `json:"time_limit_ns"`
+	TimeLimitFrom string        `json:"time_limit_from"`
+	Problems      []string      `json:"problems,omitempty"` // what is wrong with the package itself
+	// Inputs are the input validators' verdicts on every test's input.
+	Inputs      []plugin.InputCheck `json:"input_validators,omitempty"`
+	Submissions []Verification      `json:"submissions"`
 }
 
 func newVerifyCommand(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "verify [flags] PACKAGE",
 		Short: "judge every submission of a Kattis problem package against its folder's verdict",
-		Long: "Judges every program in PACKAGE/submissions/ (accepted, wrong_answer, time_limit_exceeded, " +
+		Long: "Runs every input validator of PACKAGE (input_validators/) on every test's input, then judges every program in PACKAGE/submissions/ (accepted, wrong_answer, time_limit_exceeded, " +
 			"run_time_error, rejected, brute_force) on every test, each run in a fresh container of this " +
 			"process, and checks its verdicts against what its folder says. The accepted ones go first; " +
 			"a package without a time limit gets the one the format derives from the slowest of them " +
@@ -136,6 +139,23 @@ func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Wri
 	}
 	defer j.close()
 	rep := VerifyReport{TimeLimit: prob.TimeLimit, TimeLimitFrom: "the package"}
+	if len(prob.InputValidators) > 0 {
+		if err := j.inProcess(ctx, log); err != nil {
+			return fail(exitUsage, err)
+		}
+		fmt.Fprintf(stderr, "checking %d inputs with %d input validators\n", len(prob.Tests), len(prob.InputValidators))
+		if rep.Inputs, err = j.runner.CheckInputs(ctx, prob, j.table, ""); err != nil {
+			if isBadInput(err) {
+				return fail(exitUsage, err)
+			}
+			return fail(exitFailure, err)
+		}
+		for _, c := range rep.Inputs {
+			for _, r := range c.Rejected {
+				rep.Problems = append(rep.Problems, fmt.Sprintf("input validator %s rejects %s", c.Validator, r))
+			}
+		}
+	}
 	judgeAll := func(folder func(string) bool, limit time.Duration) int {
 		for _, s := range subs {
 			if !folder(s.folder) {
@@ -149,23 +169,27 @@ func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Wri
 		}
 		return exitOK
 	}
-	accepted := func(f string) bool { return f == "accepted" }
+	isAccepted := func(f string) bool { return f == "accepted" }
 	first := prob.TimeLimit
 	if first == 0 {
 		first = problem.MaxTimeLimit
 	}
-	if code := judgeAll(accepted, first); code != exitOK {
+	if code := judgeAll(isAccepted, first); code != exitOK {
 		return code
 	}
 	var slowest time.Duration
+	accepted := 0
 	for _, v := range rep.Submissions {
 		if v.OK {
-			slowest = max(slowest, v.SlowestNs)
+			slowest, accepted = max(slowest, v.SlowestNs), accepted+1
 		}
+	}
+	if accepted == 0 {
+		rep.Problems = append(rep.Problems, "no accepted submission was judged as such: the format requires at least one, in submissions/accepted/")
 	}
 	t := prob.Timing
 	switch exact := slowest.Seconds() * t.ACToTimeLimit; {
-	case prob.TimeLimit == 0 && slowest == 0:
+	case prob.TimeLimit == 0 && accepted == 0:
 		return fail(exitUsage, errors.New("the package gives no time limit and no accepted submission ran to derive one from: add `limits: {time_limit: 1}` (seconds) or an accepted submission"))
 	case prob.TimeLimit == 0:
 		rep.TimeLimit = derivedLimit(slowest, t)
@@ -179,7 +203,7 @@ func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Wri
 	fmt.Fprintf(stderr, "time limit %.3f s (%s)\n", rep.TimeLimit.Seconds(), rep.TimeLimitFrom)
 	tle := func(f string) bool { return f == "time_limit_exceeded" }
 	high := min(time.Duration(float64(rep.TimeLimit)*t.TimeLimitToTLE), problem.MaxTimeLimit)
-	if code := judgeAll(func(f string) bool { return !accepted(f) && !tle(f) }, rep.TimeLimit); code != exitOK {
+	if code := judgeAll(func(f string) bool { return !isAccepted(f) && !tle(f) }, rep.TimeLimit); code != exitOK {
 		return code
 	}
 	if code := judgeAll(tle, high); code != exitOK {
@@ -296,6 +320,16 @@ func printVerification(w io.Writer, rep VerifyReport) {
 	for _, p := range rep.Problems {
 		fmt.Fprintf(w, "PACKAGE NOT AS EXPECTED: %s\n", p)
 	}
+	for _, c := range rep.Inputs {
+		switch {
+		case c.Skipped != "":
+			fmt.Fprintf(w, "input validator %s: skipped: %s\n", c.Validator, c.Skipped)
+		case len(c.Rejected) == 0:
+			fmt.Fprintf(w, "input validator %s: all %d inputs valid\n", c.Validator, c.Checked)
+		default:
+			fmt.Fprintf(w, "input validator %s: %d of %d inputs rejected\n", c.Validator, len(c.Rejected), c.Checked)
+		}
+	}
 	report := rep.Submissions
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SUBMISSION\tLANGUAGE\tVERDICT\tSLOWEST\tRESULT")
@@ -333,6 +367,9 @@ func submissions(dir string) ([]submission, error) {
 		return nil, errors.New("submissions/submissions.yaml is not read yet: podjail verify checks each folder's default expectations; remove the file or move its submissions into the folders")
 	}
 	folders, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // the inputs are checked all the same
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: a package's submissions live in submissions/accepted/, submissions/wrong_answer/ and the like: %w", root, err)
 	}
@@ -360,9 +397,6 @@ func submissions(dir string) ([]submission, error) {
 			}
 			out = append(out, submission{folder: fo.Name(), rel: fo.Name() + "/" + e.Name(), path: filepath.Join(root, fo.Name(), e.Name()), dir: e.IsDir()})
 		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("%s holds no submissions", root)
 	}
 	return out, nil
 }

@@ -178,6 +178,24 @@ func TestExampleKattisValidators(t *testing.T) {
 	check(validate, even.Tests[1], "3\n", 43, "is odd")
 	check(validate, even.Tests[1], "7\n", 43, "not in [3, 6]")
 	check(validate, even.Tests[1], "4 4\n", 43, "more than one token")
+	if py, err := exec.LookPath("python3"); err == nil {
+		if len(even.InputValidators) != 1 || even.InputValidators[0].Name != "validate" || even.InputValidators[0].Lang != "python3" {
+			t.Fatalf("kattis-even's input validators: %+v", even.InputValidators)
+		}
+		for _, tc := range even.Tests {
+			in, err := os.Open(tc.Input)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(py, append([]string{even.InputValidators[0].Source}, tc.InputValidatorArgs[""]...)...)
+			cmd.Stdin = in
+			code := exitCode(t, cmd.Run())
+			in.Close()
+			if code != 42 {
+				t.Errorf("input validator on %s with %q: exit %d, want 42", tc.Name, tc.InputValidatorArgs[""], code)
+			}
+		}
+	}
 
 	guess, dir := loadExample(t, "kattis-guess")
 	if !guess.Interactive || len(guess.Tests) != 2 || !slices.Equal(guess.Tests[0].ValidatorArgs, []string{"max_guesses", "20"}) {

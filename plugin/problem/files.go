@@ -170,6 +170,8 @@ type pair struct {
 	// configuration (Kattis); set says some configuration gave them.
 	args []string
 	set  bool
+	// inArgs are the input validators' arguments (Kattis)
+	inArgs map[string][]string
 }
 
 // add records rel (a .in or .ans file) under the test name.
@@ -223,7 +225,8 @@ func (l *loader) tests(found map[string]*pair, sample func(string) bool) ([]Test
 			Sample: sample(name),
 			// Kattis: the groups' and the test's validator arguments, until
 			// the package's reader joins them with the problem's.
-			ValidatorArgs: p.args,
+			ValidatorArgs:      p.args,
+			InputValidatorArgs: p.inArgs,
 		})
 	}
 	return out, nil

@@ -122,6 +122,10 @@ func (l *loader) kattis() (*Problem, error) {
 		p.Timing = Timing{ACToTimeLimit: 5, TimeLimitToTLE: 2, Resolution: 1}
 		err = l.kattisLegacy(f, p)
 	}
+	if err != nil {
+		return nil, err
+	}
+	p.InputValidators, err = l.inputValidators()
 	return p, err
 }
 
@@ -453,6 +457,57 @@ func (l *loader) extraFiles(rel, src string) ([]string, error) {
 			}
 			out = append(out, filepath.Join(l.dir, x))
 		}
+	}
+	return out, nil
+}
+
+// inputValidatorsDir holds a Kattis package's input validators, every
+// version.
+const inputValidatorsDir = "input_validators"
+
+// inputValidators reads input_validators/: each entry a program, a
+// source file or a directory as the output validator is. One podjail
+// cannot build (a checktestdata or VIVA file, build scripts, several
+// sources) is listed with the reason, so that judging never depends on
+// it: only podjail verify runs them.
+func (l *loader) inputValidators() ([]Program, error) {
+	entries, err := l.visible(inputValidatorsDir)
+	if err != nil {
+		return nil, err
+	}
+	var out []Program
+	for _, e := range entries {
+		rel := filepath.Join(inputValidatorsDir, e.Name())
+		name := strings.TrimSuffix(e.Name(), filepath.Ext(e.Name()))
+		if e.IsDir() {
+			name = e.Name()
+		}
+		prog := Program{Name: name}
+		switch ext := strings.ToLower(filepath.Ext(e.Name())); {
+		case !e.IsDir() && (ext == ".ctd" || ext == ".viva"):
+			prog.Unusable = e.Name() + ": checktestdata and VIVA validators are not supported yet"
+		case !e.IsDir() && langOf(e.Name()) == "":
+			prog.Unusable = e.Name() + ": cannot tell the language from the extension (.c, .cpp, .cc, .cxx, .py)"
+		case !e.IsDir():
+			prog.Source, prog.Lang = filepath.Join(l.dir, rel), langOf(e.Name())
+		default:
+			src, err := l.onlySource(rel)
+			if err == nil {
+				var extra []string
+				if extra, err = l.extraFiles(rel, src); err == nil {
+					for _, script := range []string{"build", "run"} {
+						if _, serr := os.Lstat(filepath.Join(l.dir, rel, script)); serr == nil {
+							err = errf(filepath.Join(rel, script), "", "build and run scripts are not supported")
+						}
+					}
+					prog.Source, prog.Lang, prog.Extra = filepath.Join(l.dir, src), langOf(src), extra
+				}
+			}
+			if err != nil {
+				prog = Program{Name: name, Unusable: err.Error()}
+			}
+		}
+		out = append(out, prog)
 	}
 	return out, nil
 }

@@ -37,6 +37,8 @@ var (
 type groupConf struct {
 	args []string // the output validator's arguments
 	set  bool     // some configuration set them
+	// the input validators' arguments, by validator name ("" for all)
+	inArgs map[string][]string
 }
 
 // kattisTests reads data/sample/** and data/secret/**.
@@ -150,7 +152,7 @@ func (l *loader) walkGroup(group string, inherited groupConf, modern bool, found
 					}
 				}
 			}
-			found[test].args, found[test].set = conf.args, conf.set
+			found[test].args, found[test].set, found[test].inArgs = conf.args, conf.set, conf.inArgs
 		}
 		return nil
 	})
@@ -185,7 +187,34 @@ func (l *loader) groupConfig(rel string, parent groupConf, modern bool) (groupCo
 			conf.set = true
 		}
 	}
+	for _, k := range []string{"input_validator_flags", "input_validator_args"} {
+		if n, ok := f[k]; ok {
+			if conf.inArgs, err = inputArgs(rel, k, n); err != nil {
+				return parent, err
+			}
+		}
+	}
 	return conf, nil
+}
+
+// inputArgs reads the input validators' arguments: a list (or a string of
+// words) for every validator, or a map of validator name to such a list.
+func inputArgs(file, field string, n *yaml.Node) (map[string][]string, error) {
+	if n.Kind != yaml.MappingNode {
+		args, err := argList(file, field, n)
+		return map[string][]string{"": args}, err
+	}
+	m, err := fields(file, field+".", n, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]string, len(m))
+	for name, v := range m {
+		if out[name], err = argList(file, field+"."+name, v); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // testConfig reads a test's own NAME.yaml over its group's configuration.
@@ -209,6 +238,11 @@ func (l *loader) testConfig(rel string, group groupConf) (groupConf, error) {
 			return group, err
 		}
 		conf.set = true
+	}
+	if n, ok := f["input_validator_args"]; ok {
+		if conf.inArgs, err = inputArgs(rel, "input_validator_args", n); err != nil {
+			return group, err
+		}
 	}
 	return conf, nil
 }

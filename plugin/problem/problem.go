@@ -88,6 +88,12 @@ type Program struct {
 	// Extra are the other files the source builds with (a validator's
 	// headers), absolute paths in Source's directory; nil: none.
 	Extra []string
+	// Name is the program's name in its package (its file's or its
+	// directory's); "" for a checker or interactor.
+	Name string
+	// Unusable says why podjail cannot run this program (an input
+	// validator in a form it does not build); "" when it can.
+	Unusable string
 }
 
 // Test is one test case.
@@ -99,6 +105,10 @@ type Test struct {
 	// ValidatorArgs follow the validator's own arguments on this test
 	// (Kattis: validator_flags, then the groups' and the test's). Nil: none.
 	ValidatorArgs []string
+	// InputValidatorArgs are the input validators' arguments on this
+	// test (Kattis: input_validator_flags, input_validator_args), by
+	// validator name, "" for every validator. Nil: none.
+	InputValidatorArgs map[string][]string
 	// Comparator, when set, is this test's built-in comparison in place
 	// of the problem's (a Kattis group's flags for the default
 	// validator). "": the problem's.
@@ -126,6 +136,10 @@ type Problem struct {
 	Interactor *Program
 	// Interactive is true exactly when Interactor is set.
 	Interactive bool
+	// InputValidators check every test's input (Kattis: input_validators/,
+	// run as `validator [args] < input`, exit 42 when it is valid); judging
+	// does not run them (podjail verify does). Nil: none.
+	InputValidators []Program
 	// Protocol is how the Checker or Interactor is called and answers:
 	// validator.Testlib (plain), validator.Kattis (kattis), set by Load.
 	// Zero value: validator.Testlib (see Validator).
