@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -74,7 +75,7 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 		return fail(code, err)
 	}
 	defer j.close()
-	l, err := j.language(*f.langName, sourcePath)
+	l, err := j.language(*f.langName, sourcePath, prob)
 	if err != nil {
 		return fail(exitUsage, err)
 	}
@@ -155,10 +156,14 @@ func (j *judger) inProcess(ctx context.Context, log hclog.Logger) error {
 	return nil
 }
 
-// language is the submission's language: name (--lang), else told from
-// sourcePath's extension. Through a service, a name is the service's to
+// language is the submission's language: name (--lang), else the one
+// prob's format names for sourcePath's extension (Kattis: .c is GNU C),
+// else the table's for it. Through a service, a name is the service's to
 // look up.
-func (j *judger) language(name, sourcePath string) (lang.Language, error) {
+func (j *judger) language(name, sourcePath string, prob *problem.Problem) (lang.Language, error) {
+	if id, ok := prob.Languages[strings.ToLower(filepath.Ext(sourcePath))]; ok && name == "" {
+		name = id
+	}
 	switch {
 	case j.svc != nil && name != "":
 		return lang.Language{ID: name, Name: name}, nil

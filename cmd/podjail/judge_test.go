@@ -335,6 +335,10 @@ func TestVerifyKattisPackages(t *testing.T) {
 			t.Errorf("kattis-even's input validator: %+v; want validate, 3 inputs valid", rep.Inputs)
 		}
 		for _, v := range rep.Submissions {
+			// C is GNU C in a Kattis package: strdup is declared.
+			if v.Submission == "accepted/smallest_even.c" && v.Language != "gnu11" {
+				t.Errorf("%s %s: judged as %s, want gnu11", name, v.Submission, v.Language)
+			}
 			if !v.OK || v.Judgement == nil {
 				t.Errorf("%s %s: %s (%s)", name, v.Submission, v.Verdict, v.Note)
 				continue

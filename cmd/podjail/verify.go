@@ -243,7 +243,7 @@ func derivedLimit(slowest time.Duration, t problem.Timing) time.Duration {
 // verifyOne judges one submission against limit; on error, the exit code.
 func verifyOne(ctx context.Context, j *judger, prob *problem.Problem, s submission, limit time.Duration, stderr io.Writer, log hclog.Logger) (Verification, int, error) {
 	v := Verification{Submission: s.rel, Folder: s.folder}
-	l, lerr := j.language("", s.path)
+	l, lerr := j.language("", s.path, prob)
 	switch {
 	case s.unknown:
 		v.Skipped, v.Note = true, "not a folder the format names (accepted, wrong_answer, time_limit_exceeded, run_time_error, rejected, brute_force): its submissions have no expected verdict"

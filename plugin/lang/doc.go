@@ -16,6 +16,7 @@
 // Default returns the built-in table (languages.yaml in this package):
 //
 //	c11      C11 (gcc)    .c                    gcc -std=c11 -O2 -pipe -static -s -o main main.c -lm
+//	gnu11    GNU C11      (none)                gcc -std=gnu11 ... (a Kattis package's .c)
 //	cpp17    C++17 (g++)  .cpp .cc .cxx .c++    g++ -std=c++17 -O2 -pipe -static -s -o main main.cpp
 //	cpp20    C++20 (g++)  (none)                g++ -std=c++20 -O2 -pipe -static -s -o main main.cpp
 //	python3  Python 3     .py                   check: python3 -S -m py_compile main.py; run: python3 -S main.py

@@ -83,7 +83,7 @@ func TestLoadDocExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got, want := tab.IDs(), []string{"c11", "c11-clang", "cpp03", "cpp03-clang", "cpp11", "cpp11-clang", "cpp17", "cpp17-clang",
-		"cpp20", "cpp20-clang", "csharp", "go", "haskell", "java", "javascript", "kotlin", "lua", "pascal", "php", "pypy3",
+		"cpp20", "cpp20-clang", "csharp", "gnu11", "go", "haskell", "java", "javascript", "kotlin", "lua", "pascal", "php", "pypy3",
 		"ruby", "rust"}; !slices.Equal(got, want) {
 		t.Errorf("IDs() = %q, want %q", got, want)
 	}

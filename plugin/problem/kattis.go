@@ -106,7 +106,8 @@ func (l *loader) kattis() (*Problem, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Problem{Format: FormatKattis, MemoryBytes: KattisMemoryBytes, OutputBytes: KattisOutputBytes, FirstRejectionDecides: true}
+	p := &Problem{Format: FormatKattis, MemoryBytes: KattisMemoryBytes, OutputBytes: KattisOutputBytes, FirstRejectionDecides: true,
+		Languages: map[string]string{".c": "gnu11"}}
 	if n, ok := f["name"]; ok {
 		if p.Name, err = kattisName(n); err != nil {
 			return nil, err

@@ -155,6 +155,12 @@ type Problem struct {
 	// submissions' times; zero for the plain layout.
 	Timing Timing
 
+	// Languages names, by source file extension (".c"), the language a
+	// submission is judged in when none is asked for, where the format's
+	// judges differ from podjail's table: Kattis and DOMjudge compile C as
+	// GNU C (".c": "gnu11"). Nil: the table's own.
+	Languages map[string]string
+
 	// FirstRejectionDecides makes a submission's verdict its first
 	// rejected test's, in the tests' order, as Kattis and DOMjudge report
 	// it (set for Kattis packages). Zero value: its worst test's.
