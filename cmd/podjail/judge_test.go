@@ -304,119 +304,137 @@ func TestJudgeKattisPackage(t *testing.T) {
 	}
 }
 
-// podjail verify on the Kattis examples: every submission judged and as
-// its folder says, through output validators called as the format calls
-// them (2025-09 and 2023-07 draft layouts, a multi-pass problem's passes
-// each fed by the validator of the pass before, the groups' arguments, the
-// feedback directory's judge message in the note, an interactive
-// validator's rejection deciding before the crash that follows it, as
-// problemtools judges it); and a package without a time limit, which gets
-// the one derived from its accepted submission, and whose other
-// "accepted" submission is wrong: verify names it and exits 3; and a
-// validator that crashes: CF; and the input validators, one of which
-// rejects an input.
+// The Kattis examples through podjail verify and podjail judge: output
+// validators called as the format calls them (2025-09 and 2023-07 draft
+// layouts, the groups' arguments, the feedback directory's judge message
+// in the note, an interactive validator's rejection deciding before the
+// crash that follows it, as problemtools judges it, a multi-pass problem's
+// passes each fed by the validator of the pass before, GNU C), the input
+// validators, a time limit derived from the accepted submissions, a
+// misplaced submission named (exit 3), an input a validator rejects, a
+// crashing validator (CF). Each package is verified whole in one mode and
+// its rejected submission judged in the other, alternating, so that every
+// validator protocol path runs in both modes; the checks of verify's own
+// logic (the derived limit, the rejected input, the crash) run in one.
 func TestVerifyKattisPackages(t *testing.T) {
 	env := hosttest.Podman(t)
 	problems, _ := judgeFiles(t, env)
-	notes := map[string]string{
-		"wrong_answer/smallest.c":           "3 is odd, and this group wants an even number",
-		"wrong_answer/crash_after_reject.c": `guess 1 is not an integer in 1..1000000: "0" (at most 20 guesses)`,
+	even := filepath.Join(problems, "kattis-even")
+	type pkg struct{ name, wrong, note string }
+	packages := []pkg{
+		{"kattis-even", "wrong_answer/smallest.c", "3 is odd, and this group wants an even number"},
+		{"kattis-guess", "wrong_answer/crash_after_reject.c", `guess 1 is not an integer in 1..1000000: "0" (at most 20 guesses)`},
 		// the third pass's input is the second's 2x+1, written by its validator
-		"wrong_answer/small_only.c": "pass 3 of 3: pass 3: 15 is not twice 15",
+		{"kattis-double", "wrong_answer/small_only.c", "pass 3 of 3: pass 3: 15 is not twice 15"},
 	}
-	for _, name := range []string{"kattis-even", "kattis-guess", "kattis-double"} {
-		r := podjail(t, env, "verify", "--json", filepath.Join(problems, name))
-		var rep VerifyReport
-		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK || len(rep.Submissions) != 2 || rep.TimeLimit != time.Second {
-			t.Errorf("verify %s: exit %d, %d submissions, time limit %s (%v); stderr %s", name, r.code, len(rep.Submissions), rep.TimeLimit, err, r.stderr)
+	wrongOn := func(name string, tests []plugin.TestResult, want string) {
+		t.Helper()
+		for _, tr := range tests {
+			if tr.Name == "secret/1" && (tr.Verdict != plugin.WA || !strings.Contains(tr.Note, want)) {
+				t.Errorf("%s: test %s %s %q, want WA with %q", name, tr.Name, tr.Verdict, tr.Note, want)
+			}
+		}
+	}
+	for i, p := range packages {
+		dir := filepath.Join(problems, p.name)
+		// kattis-even (the input validators) is verified in both modes.
+		if p.name != "kattis-even" && (i%2 == 0) != env.Rootless {
+			res, code := judgeJSON(t, env, dir, filepath.Join(dir, "submissions", p.wrong))
+			if res.Verdict != plugin.WA || code != exitRejected {
+				t.Errorf("%s %s: %s (%s), exit %d; want WA", p.name, p.wrong, res.Verdict, res.Note, code)
+			}
+			wrongOn(p.name+" "+p.wrong, res.Tests, p.note)
 			continue
 		}
-		if name == "kattis-even" && (len(rep.Inputs) != 1 || rep.Inputs[0].Validator != "validate" || rep.Inputs[0].Checked != 3 || len(rep.Inputs[0].Rejected) != 0 || rep.Inputs[0].Skipped != "") {
-			t.Errorf("kattis-even's input validator: %+v; want validate, 3 inputs valid", rep.Inputs)
+		r := podjail(t, env, "verify", "--json", dir)
+		var rep VerifyReport
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || r.code != exitOK || len(rep.Submissions) != 2 || rep.TimeLimit != time.Second {
+			t.Errorf("verify %s: exit %d, %d submissions, time limit %s (%v); stderr %s", p.name, r.code, len(rep.Submissions), rep.TimeLimit, err, r.stderr)
+			continue
+		}
+		if p.name == "kattis-even" && (len(rep.Inputs) != 1 || rep.Inputs[0].Validator != "validate" || rep.Inputs[0].Checked != 2 || len(rep.Inputs[0].Rejected) != 0 || rep.Inputs[0].Skipped != "") {
+			t.Errorf("kattis-even's input validator: %+v; want validate, 2 inputs valid", rep.Inputs)
 		}
 		for _, v := range rep.Submissions {
 			// C is GNU C in a Kattis package: strdup is declared.
 			if v.Submission == "accepted/smallest_even.c" && v.Language != "gnu11" {
-				t.Errorf("%s %s: judged as %s, want gnu11", name, v.Submission, v.Language)
+				t.Errorf("%s %s: judged as %s, want gnu11", p.name, v.Submission, v.Language)
 			}
 			if !v.OK || v.Judgement == nil {
-				t.Errorf("%s %s: %s (%s)", name, v.Submission, v.Verdict, v.Note)
+				t.Errorf("%s %s: %s (%s)", p.name, v.Submission, v.Verdict, v.Note)
 				continue
 			}
-			want, ok := notes[v.Submission]
-			if !ok {
-				continue
-			}
-			for _, tr := range v.Judgement.Tests {
-				if tr.Name == "secret/1" && (tr.Verdict != plugin.WA || !strings.Contains(tr.Note, want)) {
-					t.Errorf("%s %s: test %s %s %q, want WA with %q", name, v.Submission, tr.Name, tr.Verdict, tr.Note, want)
-				}
+			if v.Submission == p.wrong {
+				wrongOn(p.name+" "+p.wrong, v.Judgement.Tests, p.note)
 			}
 		}
 	}
-	dir := filepath.Join(t.TempDir(), "untimed")
-	even := filepath.Join(problems, "kattis-even")
-	for _, d := range []string{"data", "output_validator"} {
-		if err := os.CopyFS(filepath.Join(dir, d), os.DirFS(filepath.Join(even, d))); err != nil {
-			t.Fatal(err)
-		}
-	}
-	files := map[string]string{
-		"problem.yaml":                         "problem_format_version: 2025-09\nname: Untimed\nuuid: 1b0c2f34-5e6f-4a1b-8c9d-0e1f2a3b4c5d\n",
-		"submissions/accepted/smallest_even.c": filepath.Join(even, "submissions", "accepted", "smallest_even.c"),
-		"submissions/accepted/smallest.c":      filepath.Join(even, "submissions", "wrong_answer", "smallest.c"),
-	}
-	for rel, from := range files {
-		b := []byte(from)
-		if rel != "problem.yaml" {
-			var err error
-			if b, err = os.ReadFile(from); err != nil {
+	write := func(dir string, files map[string]string) {
+		t.Helper()
+		for rel, text := range files {
+			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, rel), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, rel)), 0o755); err != nil {
+	}
+	source := func(rel string) string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(even, "submissions", rel))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(dir, rel), b, 0o644); err != nil {
+		return string(b)
+	}
+	if !env.Rootless {
+		// No time limit: derived from the accepted submission (1 s); the
+		// other "accepted" submission is wrong, named, exit 3. Two tests.
+		dir := filepath.Join(t.TempDir(), "untimed")
+		if err := os.CopyFS(filepath.Join(dir, "output_validator"), os.DirFS(filepath.Join(even, "output_validator"))); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// An input its validator rejects (with the secret group's argument),
-	// in a package without submissions: the inputs are checked all the same.
-	bad := filepath.Join(t.TempDir(), "badinput")
-	for _, d := range []string{"data", "output_validator", "input_validators"} {
-		if err := os.CopyFS(filepath.Join(bad, d), os.DirFS(filepath.Join(even, d))); err != nil {
+		write(dir, map[string]string{
+			"problem.yaml":                         "problem_format_version: 2025-09\nname: Untimed\nuuid: 1b0c2f34-5e6f-4a1b-8c9d-0e1f2a3b4c5d\n",
+			"data/sample/1.in":                     "1 1\n", "data/sample/1.ans": "1\n",
+			"data/secret/test_group.yaml":          "output_validator_args: [even]\n",
+			"data/secret/1.in":                     "3 6\n", "data/secret/1.ans": "4\n",
+			"submissions/accepted/smallest_even.c": source("accepted/smallest_even.c"),
+			"submissions/accepted/smallest.c":      source("wrong_answer/smallest.c"),
+		})
+		r := podjail(t, env, "verify", dir)
+		if r.code != exitRejected || !strings.Contains(r.stdout, "time limit: 1.000 s (derived: the slowest accepted submission's") ||
+			!strings.Contains(r.stdout, "NOT AS EXPECTED: test secret/1 is WA, which accepted/ does not allow") || !strings.Contains(r.stdout, "accepted/smallest.c") {
+			t.Errorf("an untimed package with a wrong accepted submission: exit %d, stdout %s, stderr %s; want exit %d, a derived limit of 1 s, accepted/smallest.c named", r.code, r.stdout, r.stderr, exitRejected)
+		}
+	} else {
+		// An input its validator rejects (with the secret group's
+		// argument), in a package without submissions: the inputs are
+		// checked all the same.
+		bad := filepath.Join(t.TempDir(), "badinput")
+		for _, d := range []string{"data", "output_validator", "input_validators"} {
+			if err := os.CopyFS(filepath.Join(bad, d), os.DirFS(filepath.Join(even, d))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		write(bad, map[string]string{"problem.yaml": "problem_format_version: 2025-09\nname: Bad\nuuid: 2c1d3e45-6f70-4b2c-9d0e-1f2a3b4c5d6e\nlimits: {time_limit: 1}\n",
+			"data/secret/3.in": "5 2\n", "data/secret/3.ans": "5\n"})
+		r := podjail(t, env, "verify", bad)
+		if r.code != exitRejected || !strings.Contains(r.stdout, "input validator validate: 1 of 3 inputs rejected") ||
+			!strings.Contains(r.stdout, "input validator validate rejects secret/3: exit code 43 (42 accepts): want 1 <= a <= b <= 10^9, got 5 2") {
+			t.Errorf("a package with an invalid input: exit %d, stdout %s, stderr %s; want exit %d naming secret/3", r.code, r.stdout, r.stderr, exitRejected)
+		}
+		// A validator that crashes is the problem's failure: CF, never WA.
+		crashing := filepath.Join(t.TempDir(), "crashing")
+		if err := os.CopyFS(crashing, os.DirFS(even)); err != nil {
 			t.Fatal(err)
 		}
-	}
-	for rel, text := range map[string]string{"problem.yaml": "problem_format_version: 2025-09\nname: Bad\nuuid: 2c1d3e45-6f70-4b2c-9d0e-1f2a3b4c5d6e\nlimits: {time_limit: 1}\n",
-		"data/secret/3.in": "5 2\n", "data/secret/3.ans": "5\n"} {
-		if err := os.WriteFile(filepath.Join(bad, rel), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
+		write(crashing, map[string]string{"output_validator/validate.c": "#include <signal.h>\nint main(void) { raise(SIGSEGV); return 42; }\n"})
+		res, code := judgeJSON(t, env, crashing, filepath.Join(crashing, "submissions", "accepted", "smallest_even.c"))
+		if res.Verdict != plugin.CF || code != exitFailure || !strings.Contains(res.Note, "the checker failed: killed by SIGSEGV") {
+			t.Errorf("a crashing validator: %s (%s), exit %d; want CF, exit %d", res.Verdict, res.Note, code, exitFailure)
 		}
-	}
-	r := podjail(t, env, "verify", bad)
-	if r.code != exitRejected || !strings.Contains(r.stdout, "input validator validate: 1 of 4 inputs rejected") ||
-		!strings.Contains(r.stdout, "input validator validate rejects secret/3: exit code 43 (42 accepts): want 1 <= a <= b <= 10^9, got 5 2") {
-		t.Errorf("a package with an invalid input: exit %d, stdout %s, stderr %s; want exit %d naming secret/3", r.code, r.stdout, r.stderr, exitRejected)
-	}
-
-	// A validator that crashes is the problem's failure: CF, never WA.
-	crashing := filepath.Join(t.TempDir(), "crashing")
-	if err := os.CopyFS(crashing, os.DirFS(even)); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(crashing, "output_validator", "validate.c"), []byte("#include <signal.h>\nint main(void) { raise(SIGSEGV); return 42; }\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	res, code := judgeJSON(t, env, crashing, filepath.Join(crashing, "submissions", "accepted", "smallest_even.c"))
-	if res.Verdict != plugin.CF || code != exitFailure || !strings.Contains(res.Note, "the checker failed: killed by SIGSEGV") {
-		t.Errorf("a crashing validator: %s (%s), exit %d; want CF, exit %d", res.Verdict, res.Note, code, exitFailure)
-	}
-	r = podjail(t, env, "verify", dir)
-	if r.code != exitRejected || !strings.Contains(r.stdout, "time limit: 1.000 s (derived: the slowest accepted submission's") ||
-		!strings.Contains(r.stdout, "NOT AS EXPECTED: test secret/1 is WA, which accepted/ does not allow") || !strings.Contains(r.stdout, "accepted/smallest.c") {
-		t.Errorf("an untimed package with a wrong accepted submission: exit %d, stdout %s, stderr %s; want exit %d, a derived limit of 1 s, accepted/smallest.c named", r.code, r.stdout, r.stderr, exitRejected)
 	}
 	assertNothingLeft(t, env, "")
 }

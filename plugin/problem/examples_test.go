@@ -170,7 +170,7 @@ func TestExampleKattisValidators(t *testing.T) {
 			t.Errorf("%s with %q, args %q: exit %d, judge message %q; want %d and %q", tc.Name, stdin, tc.ValidatorArgs, code, msg, want, message)
 		}
 	}
-	if len(even.Tests) != 3 || even.Tests[0].ValidatorArgs != nil || !slices.Equal(even.Tests[1].ValidatorArgs, []string{"even"}) {
+	if len(even.Tests) != 2 || even.Tests[0].ValidatorArgs != nil || !slices.Equal(even.Tests[1].ValidatorArgs, []string{"even"}) {
 		t.Fatalf("kattis-even's tests: %+v", even.Tests)
 	}
 	check(validate, even.Tests[0], "1\n", 42, "fine")
@@ -198,7 +198,7 @@ func TestExampleKattisValidators(t *testing.T) {
 	}
 
 	guess, dir := loadExample(t, "kattis-guess")
-	if !guess.Interactive || len(guess.Tests) != 2 || !slices.Equal(guess.Tests[0].ValidatorArgs, []string{"max_guesses", "20"}) {
+	if !guess.Interactive || len(guess.Tests) != 1 || !slices.Equal(guess.Tests[0].ValidatorArgs, []string{"max_guesses", "20"}) {
 		t.Fatalf("kattis-guess: %+v", guess)
 	}
 	inter := gcc(t, guess.Interactor.Source)
