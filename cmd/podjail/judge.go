@@ -80,7 +80,7 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 		return fail(exitUsage, err)
 	}
 	progress := newProgress(stderr, isTerminal(stderr))
-	res, err := j.judge(ctx, prob, l, source, progress, stderr, log)
+	res, err := j.judge(ctx, prob, l, source, *f.stopFirst, progress, stderr, log)
 	progress.done()
 	if err != nil {
 		if isBadInput(err) {
@@ -174,17 +174,18 @@ func (j *judger) language(name, sourcePath string, prob *problem.Problem) (lang.
 }
 
 // judge judges source in l on every test of prob, drawing progress.
-func (j *judger) judge(ctx context.Context, prob *problem.Problem, l lang.Language, source []byte, progress *progress, stderr io.Writer, log hclog.Logger) (plugin.JudgeResult, error) {
+// stopFirst stops at the first test that is not AC.
+func (j *judger) judge(ctx context.Context, prob *problem.Problem, l lang.Language, source []byte, stopFirst bool, progress *progress, stderr io.Writer, log hclog.Logger) (plugin.JudgeResult, error) {
 	f := j.f
 	if j.svc != nil {
 		fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s, through the podjail service\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 		return judgeThroughService(ctx, j.svc, sandbox.JudgeRequest{ProblemDir: prob.Dir, Language: l.ID, Source: source,
-			StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE}, progress)
+			StopOnFirstFailure: stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE}, progress)
 	}
 	if err := j.inProcess(ctx, log); err != nil {
 		return plugin.JudgeResult{}, err
 	}
-	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: j.table, StopOnFirstFailure: *f.stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE, Progress: progress.update}
+	req := plugin.JudgeRequest{Problem: prob, Lang: l, Source: source, Languages: j.table, StopOnFirstFailure: stopFirst, Parallel: *f.parallel, RetryIE: *f.retryIE, Progress: progress.update}
 	fmt.Fprintf(stderr, "judging %s (%s, %d tests) in %s\n", prob.Name, prob.Format, len(prob.Tests), l.Name)
 	return j.runner.Judge(ctx, req)
 }

@@ -266,7 +266,10 @@ func verifyOne(ctx context.Context, j *judger, prob *problem.Problem, s submissi
 	timed := *prob
 	timed.TimeLimit = limit
 	progress := newProgress(stderr, isTerminal(stderr))
-	res, err := j.judge(ctx, &timed, l, source, progress, stderr, log)
+	// A rejected submission stops at its first rejected test, as
+	// problemtools judges it (on_reject: break): the tests up to it are
+	// checked against the folder; an accepted one runs them all.
+	res, err := j.judge(ctx, &timed, l, source, s.folder != "accepted", progress, stderr, log)
 	progress.done()
 	if err != nil {
 		if isBadInput(err) {
