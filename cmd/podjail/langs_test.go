@@ -59,8 +59,8 @@ func TestJudgeLanguages(t *testing.T) {
 		// 2026-12-07: the kernel's page faults are system time, slow
 		// under emulation).
 		limit, memory string
-		mle   string            // the MLE note: who stopped the program
-		ce    map[string]string // source: what the CE says
+		mle           string            // the MLE note: who stopped the program
+		ce            map[string]string // source: what the CE says
 	}{
 		// The JVM stops at its heap (3/4 of the limit, read from the
 		// cgroup) and exits 3: proof that it saw the run's limit.
