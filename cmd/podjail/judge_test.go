@@ -396,10 +396,10 @@ func TestVerifyKattisPackages(t *testing.T) {
 			t.Fatal(err)
 		}
 		write(dir, map[string]string{
-			"problem.yaml":                         "problem_format_version: 2025-09\nname: Untimed\nuuid: 1b0c2f34-5e6f-4a1b-8c9d-0e1f2a3b4c5d\n",
-			"data/sample/1.in":                     "1 1\n", "data/sample/1.ans": "1\n",
-			"data/secret/test_group.yaml":          "output_validator_args: [even]\n",
-			"data/secret/1.in":                     "3 6\n", "data/secret/1.ans": "4\n",
+			"problem.yaml":     "problem_format_version: 2025-09\nname: Untimed\nuuid: 1b0c2f34-5e6f-4a1b-8c9d-0e1f2a3b4c5d\n",
+			"data/sample/1.in": "1 1\n", "data/sample/1.ans": "1\n",
+			"data/secret/test_group.yaml": "output_validator_args: [even]\n",
+			"data/secret/1.in":            "3 6\n", "data/secret/1.ans": "4\n",
 			"submissions/accepted/smallest_even.c": source("accepted/smallest_even.c"),
 			"submissions/accepted/smallest.c":      source("wrong_answer/smallest.c"),
 		})
