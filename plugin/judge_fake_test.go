@@ -303,9 +303,10 @@ func TestJudgeBuildFailures(t *testing.T) {
 	runnertest.AssertNothingLeft(t, rt, cg)
 }
 
-// A checker decides each test from the output file and the answer.
-func TestJudgeWithChecker(t *testing.T) {
-	p := fakeProblem(t, "ac", "wa", "pa")
+// withFakeChecker gives p a checker in the language "fakechk" (image
+// fake/chk) and returns the table that holds that language.
+func withFakeChecker(t *testing.T, p *problem.Problem) *lang.Table {
+	t.Helper()
 	chkSrc := filepath.Join(p.Dir, "check.txt")
 	if err := os.WriteFile(chkSrc, []byte("checker"), 0o644); err != nil {
 		t.Fatal(err)
@@ -319,6 +320,13 @@ func TestJudgeWithChecker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return table
+}
+
+// A checker decides each test from the output file and the answer.
+func TestJudgeWithChecker(t *testing.T) {
+	p := fakeProblem(t, "ac", "wa", "pa")
+	table := withFakeChecker(t, p)
 	checker := runnertest.Program{CPU: time.Millisecond, AtGo: func(s bindings.Spec) runnertest.Program {
 		var output, answer []byte
 		for _, b := range s.Binds {

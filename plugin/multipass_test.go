@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/podjail/podjail/bindings"
-	"github.com/podjail/podjail/plugin/lang"
 	"github.com/podjail/podjail/plugin/problem"
 	"github.com/podjail/podjail/plugin/runner/runnertest"
 	"github.com/podjail/podjail/plugin/validator"
@@ -51,20 +50,8 @@ func TestJudgeMultiPass(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := fakeProblem(t, "1")
-			chkSrc := filepath.Join(p.Dir, "check.txt")
-			if err := os.WriteFile(chkSrc, []byte("validator"), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			table := withFakeChecker(t, p)
 			p.Format, p.Protocol, p.Passes = problem.FormatKattis, validator.Kattis, 3
-			p.Comparator, p.Checker = "", &problem.Program{Source: chkSrc, Lang: "fakechk"}
-			langs := filepath.Join(t.TempDir(), "languages.yaml")
-			if err := os.WriteFile(langs, []byte("fakechk:\n  run_image: fake/chk\n  source: check.txt\n  run: [/run/podjail/artefact/check.txt]\n"), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			table, err := lang.Load(langs)
-			if err != nil {
-				t.Fatal(err)
-			}
 			var seen []string
 			r, rt, cg := fakeRunner(t, func(s bindings.Spec) runnertest.Program {
 				if s.Image != "fake/chk" {

@@ -83,10 +83,7 @@ func judge(ctx context.Context, f judgeFlags, problemDir, sourcePath string, std
 	res, err := j.judge(ctx, prob, l, source, *f.stopFirst, progress, stderr, log)
 	progress.done()
 	if err != nil {
-		if isBadInput(err) {
-			return fail(exitUsage, err)
-		}
-		return fail(exitFailure, err)
+		return fail(errCode(err), err)
 	}
 	if *f.asJSON {
 		enc := json.NewEncoder(stdout)

@@ -197,6 +197,15 @@ func newRunner(ctx context.Context, url, shimPath string, log hclog.Logger) (*pl
 // findShim resolves --shim (see plugin.FindShim).
 func findShim(flagValue string) (string, error) { return plugin.FindShim(flagValue) }
 
+// errCode is the exit code of a command that failed with err: the
+// caller's mistake (isBadInput) or a failure of podjail or the host.
+func errCode(err error) int {
+	if isBadInput(err) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
 // isBadInput tells the caller's mistakes (exit 2) from failures of podjail
 // or the host (exit 1).
 func isBadInput(err error) bool {

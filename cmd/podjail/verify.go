@@ -145,10 +145,7 @@ func verify(ctx context.Context, f judgeFlags, dir string, stdout, stderr io.Wri
 		}
 		fmt.Fprintf(stderr, "checking %d inputs with %d input validators\n", len(prob.Tests), len(prob.InputValidators))
 		if rep.Inputs, err = j.runner.CheckInputs(ctx, prob, j.table, ""); err != nil {
-			if isBadInput(err) {
-				return fail(exitUsage, err)
-			}
-			return fail(exitFailure, err)
+			return fail(errCode(err), err)
 		}
 		for _, c := range rep.Inputs {
 			for _, r := range c.Rejected {
@@ -272,10 +269,7 @@ func verifyOne(ctx context.Context, j *judger, prob *problem.Problem, s submissi
 	res, err := j.judge(ctx, &timed, l, source, s.folder != "accepted", progress, stderr, log)
 	progress.done()
 	if err != nil {
-		if isBadInput(err) {
-			return v, exitUsage, fmt.Errorf("%s: %w", s.rel, err)
-		}
-		return v, exitFailure, fmt.Errorf("%s: %w", s.rel, err)
+		return v, errCode(err), fmt.Errorf("%s: %w", s.rel, err)
 	}
 	check(&v, res, expectations[s.folder])
 	return v, exitOK, nil
