@@ -369,6 +369,14 @@ func TestVerifyKattisPackages(t *testing.T) {
 			}
 		}
 	}
+	// GNU C's compile error, in each mode (its accepted build above).
+	broken := filepath.Join(t.TempDir(), "broken.c")
+	if err := os.WriteFile(broken, []byte("int main(void) { return 0 }\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res, code := judgeJSON(t, env, even, broken); res.Verdict != plugin.CE || code != exitRejected || !strings.Contains(res.Build.Output, "error") {
+		t.Errorf("a C source that does not compile, in a Kattis package: %s (%s: %s), exit %d; want CE, exit %d", res.Verdict, res.Note, res.Build.Output, code, exitRejected)
+	}
 	write := func(dir string, files map[string]string) {
 		t.Helper()
 		for rel, text := range files {
